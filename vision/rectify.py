@@ -1,0 +1,67 @@
+"""Cut a tile out of a photo and straighten it, the same way for training and inference.
+
+The pip reader only ever sees tiles through this function, so rendered training crops
+and real crops share one geometry: end 0 at the top, width `CROP_W`, length `CROP_L`,
+with a margin of background around the tile (detector corners are never exact).
+"""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+CROP_W = 80
+CROP_L = 160
+PAD = 0.07  # fraction of the crop's side left as margin around the tile
+
+
+def crop_homography(corners: np.ndarray, out_w: int = CROP_W, out_l: int = CROP_L, pad: float = PAD) -> np.ndarray:
+    """Homography from image pixels to the crop, given corners in label order
+    (end0-left, end0-right, end1-right, end1-left)."""
+    px, py = pad * out_w, pad * out_l
+    dst = np.array([[px, py], [out_w - px, py], [out_w - px, out_l - py], [px, out_l - py]], np.float32)
+    return cv2.getPerspectiveTransform(np.asarray(corners, np.float32), dst)
+
+
+def rectify_tile(image: np.ndarray, corners: np.ndarray, out_w: int = CROP_W, out_l: int = CROP_L,
+                 pad: float = PAD) -> tuple[np.ndarray, np.ndarray]:
+    """Return (crop, homography image->crop). Shrinks with INTER_AREA-like quality by
+    pre-blurring when the tile is much larger than the crop (12 MP photos)."""
+    hm = crop_homography(corners, out_w, out_l, pad)
+    c = np.asarray(corners, np.float32)
+    long_side = max(np.linalg.norm(c[0] - c[3]), np.linalg.norm(c[1] - c[2]))
+    scale = long_side / (out_l * (1 - 2 * pad))
+    src = image
+    if scale > 2.0:  # anti-alias: blur only the tile's neighbourhood, not the whole photo
+        x0, y0 = np.floor(c.min(0) - long_side * 0.2).astype(int)
+        x1, y1 = np.ceil(c.max(0) + long_side * 0.2).astype(int)
+        h, w = image.shape[:2]
+        x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
+        roi = cv2.GaussianBlur(image[y0:y1, x0:x1], (0, 0), 0.45 * scale)
+        shift = np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1]], np.float64)
+        crop = cv2.warpPerspective(roi, hm @ shift, (out_w, out_l), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        return crop, hm
+    crop = cv2.warpPerspective(src, hm, (out_w, out_l), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return crop, hm
+
+
+def obb_to_corners(cx: float, cy: float, w: float, h: float, theta: float) -> np.ndarray:
+    """Corners in label order for an oriented box; the long side becomes the tile's length."""
+    c, s = np.cos(theta), np.sin(theta)
+    ax_w = np.array([c, s]) * w / 2  # along the box's w side
+    ax_h = np.array([-s, c]) * h / 2
+    if h >= w:  # length runs along h: end 0 is at -h
+        across, along = ax_w, ax_h
+    else:
+        across, along = ax_h, -ax_w
+        across = -across if np.cross(along, across) < 0 else across
+    ctr = np.array([cx, cy])
+    # keep the winding the same as labels: end0-left, end0-right, end1-right, end1-left
+    pts = np.array([ctr - along - across, ctr - along + across, ctr + along + across, ctr + along - across])
+    if _signed_area(pts) < 0:
+        pts = pts[[1, 0, 3, 2]]
+    return pts.astype(np.float32)
+
+
+def _signed_area(p: np.ndarray) -> float:
+    x, y = p[:, 0], p[:, 1]
+    return 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))
