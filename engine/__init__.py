@@ -1,0 +1,58 @@
+"""Chicken Foot rules engine: tiles, house rules, rounds, games, scoring,
+layout audits, game records and random simulation. Pure Python, no I/O."""
+from .audit import (
+    AuditReport,
+    ChickieInfo,
+    Layout,
+    LayoutBuilder,
+    LayoutEdge,
+    LayoutTile,
+    OpenEndInfo,
+    Violation,
+    audit_layout,
+    layout_from_board,
+)
+from .board import Board, BoardNode, OpenEnd, Placement
+from .deal import Deal, GameConfig, check_deal_possible, make_deal
+from .errors import (
+    AlreadyDrew,
+    BoneyardEmpty,
+    ChickieUnfinished,
+    ConfigError,
+    DealError,
+    EndsDoNotMatch,
+    EngineError,
+    IllegalPlay,
+    MustDrawFirst,
+    MustPlay,
+    NoSuchOpenEnd,
+    NothingToAnnounce,
+    NotYourTurn,
+    OnlyDrawnTile,
+    RoundOver,
+    SpinnerArmsUnfinished,
+    TileNotInBoneyard,
+    TileNotInHand,
+    TileNotInSet,
+)
+from .game import Game, GameState
+from .record import RecordError, ReplayResult, TurnError, dumps_record, load_record, save_record
+from .round import Play, RoundResult, RoundState
+from .rules import PRESETS, HouseRules, HouseRulesError, table_hand_size
+from .scoring import ScoreSheet, Standing, hand_score, rank_players, round_scores, tile_score
+from .simulate import SimulationResult, random_game, random_round, random_step, simulate
+from .tiles import SUPPORTED_SETS, Tile, doubles, full_set, set_pip_total, tile_count
+
+__all__ = [
+    "AlreadyDrew", "AuditReport", "Board", "BoardNode", "BoneyardEmpty", "ChickieInfo", "ChickieUnfinished",
+    "ConfigError", "Deal", "DealError", "EndsDoNotMatch", "EngineError", "Game", "GameConfig", "GameState",
+    "HouseRules", "HouseRulesError", "IllegalPlay", "Layout", "LayoutBuilder", "LayoutEdge", "LayoutTile",
+    "MustDrawFirst", "MustPlay", "NoSuchOpenEnd", "NotYourTurn", "NothingToAnnounce", "OnlyDrawnTile",
+    "OpenEnd", "OpenEndInfo", "PRESETS", "Placement", "Play", "RecordError", "ReplayResult", "RoundOver",
+    "RoundResult", "RoundState", "SUPPORTED_SETS", "ScoreSheet", "SimulationResult", "SpinnerArmsUnfinished",
+    "Standing", "Tile", "TileNotInBoneyard", "TileNotInHand", "TileNotInSet", "TurnError", "Violation",
+    "audit_layout", "check_deal_possible", "doubles", "dumps_record", "full_set", "hand_score",
+    "layout_from_board", "load_record", "make_deal", "random_game", "random_round", "random_step",
+    "rank_players", "round_scores", "save_record", "set_pip_total", "simulate", "table_hand_size",
+    "tile_count", "tile_score",
+]

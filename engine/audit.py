@@ -1,0 +1,509 @@
+"""Judging a still picture of the table.
+
+The camera sees tiles and which ends touch, never the order they were played
+in, so the audit reports only what a single picture proves: an end laid against
+the wrong number, a crowded spinner or chickie, a double left short while play
+went on past it, a tile seen twice or not in the set, tiles lying apart. Edges
+may come in either direction; the audit orients them into a tree from the spinner.
+"""
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from .board import Board
+from .errors import plural
+from .rules import CHICKIE_TOES, HouseRules
+
+# --- the contract with the vision side (keep these names) ------------------------
+
+
+@dataclass(frozen=True)
+class LayoutTile:
+    id: int
+    """Detection id."""
+    pips: tuple[int, int]
+    """Values of end 0 and end 1 as seen along the tile."""
+
+
+@dataclass(frozen=True)
+class LayoutEdge:
+    from_id: int
+    from_pips: int
+    """The end (value) of tile from_id that touches."""
+    to_id: int
+    to_pips: int
+    """The end (value) of tile to_id that is touched."""
+
+
+@dataclass
+class Layout:
+    tiles: list[LayoutTile]
+    edges: list[LayoutEdge]
+    spinner_id: int | None = None
+    """If the camera knows it; otherwise the audit infers it (a double at the root)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "tiles": [{"id": t.id, "pips": list(t.pips)} for t in self.tiles],
+            "edges": [
+                {"from_id": e.from_id, "from_pips": e.from_pips, "to_id": e.to_id, "to_pips": e.to_pips}
+                for e in self.edges
+            ],
+            "spinner_id": self.spinner_id,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Layout":
+        return cls(
+            tiles=[LayoutTile(int(t["id"]), (int(t["pips"][0]), int(t["pips"][1]))) for t in data["tiles"]],
+            edges=[
+                LayoutEdge(int(e["from_id"]), int(e["from_pips"]), int(e["to_id"]), int(e["to_pips"]))
+                for e in data["edges"]
+            ],
+            spinner_id=data.get("spinner_id"),
+        )
+
+
+# --- the report ---------------------------------------------------------------------
+
+RULE_CODES: tuple[str, ...] = (
+    "ends_do_not_match",
+    "too_many_arms",
+    "wrong_spinner",
+    "spinner_not_double",
+    "no_spinner",
+    "too_many_toes",
+    "spinner_arms_unfinished",
+    "chickie_unfinished",
+    "duplicate_tile",
+    "tile_not_in_set",
+    "not_connected",
+    "end_used_twice",
+    "extra_connection",
+    "bad_edge",
+)
+
+
+@dataclass(frozen=True)
+class Violation:
+    rule: str
+    message: str
+    tiles: list[int]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rule": self.rule, "message": self.message, "tiles": list(self.tiles)}
+
+
+@dataclass(frozen=True)
+class ChickieInfo:
+    tile_id: int
+    toe_ids: list[int]
+    missing: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"tile_id": self.tile_id, "toe_ids": list(self.toe_ids), "missing": self.missing}
+
+
+@dataclass(frozen=True)
+class OpenEndInfo:
+    tile_id: int
+    value: int
+    free: int
+    """How many tiles this end can still take (spinner arms, chickie toes, or 1)."""
+    playable_now: bool
+    """False while an unfinished spinner or chickie elsewhere must be fed first."""
+
+    @property
+    def accepts(self) -> int | None:
+        """The value a tile needs to go here now, or None if nothing may go here yet."""
+        return self.value if self.playable_now else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "tile_id": self.tile_id, "value": self.value, "free": self.free,
+            "playable_now": self.playable_now, "accepts": self.accepts,
+        }
+
+
+@dataclass
+class AuditReport:
+    violations: list[Violation] = field(default_factory=list)
+    spinner_id: int | None = None
+    spinner_inferred: bool = False
+    arms: list[int] = field(default_factory=list)
+    chickies: list[ChickieInfo] = field(default_factory=list)
+    open_ends: list[OpenEndInfo] = field(default_factory=list)
+    loose_tile_ids: list[int] = field(default_factory=list)
+    parents: dict[int, int | None] = field(default_factory=dict)
+    """Each connected tile's parent in the tree from the spinner (None for the spinner)."""
+    rules: HouseRules | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.violations
+
+    def rules_broken(self) -> list[str]:
+        return sorted({v.rule for v in self.violations})
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "violations": [v.to_dict() for v in self.violations],
+            "spinner_id": self.spinner_id,
+            "spinner_inferred": self.spinner_inferred,
+            "arms": list(self.arms),
+            "chickies": [c.to_dict() for c in self.chickies],
+            "open_ends": [o.to_dict() for o in self.open_ends],
+            "loose_tile_ids": list(self.loose_tile_ids),
+            "parents": {str(k): v for k, v in self.parents.items()},
+            "rules": None if self.rules is None else self.rules.to_dict(),
+        }
+
+
+# --- the audit ------------------------------------------------------------------------
+
+
+def _name(pips: tuple[int, int]) -> str:
+    a, b = pips
+    return f"{max(a, b)}-{min(a, b)}"
+
+
+def audit_layout(layout: Layout, set_max: int, rules: HouseRules, round_double: int | None = None) -> AuditReport:
+    """Every rule violation a still picture of `layout` proves, with the tiles involved."""
+    report = AuditReport(rules=rules)
+    out = report.violations
+
+    def flag(rule: str, message: str, tiles: list[int]) -> None:
+        out.append(Violation(rule, message, sorted(set(tiles))))
+
+    tiles: dict[int, tuple[int, int]] = {}
+    for t in layout.tiles:
+        if t.id in tiles:
+            flag("bad_edge", f"detection id {t.id} is used for two tiles", [t.id])
+            continue
+        tiles[t.id] = (int(t.pips[0]), int(t.pips[1]))
+
+    # Tiles that cannot exist in this set, and tiles seen twice.
+    by_value: dict[tuple[int, int], list[int]] = {}
+    for tid, (a, b) in tiles.items():
+        if not (0 <= a <= set_max and 0 <= b <= set_max):
+            flag("tile_not_in_set", f"{_name((a, b))} is not in a double-{set_max} set", [tid])
+        by_value.setdefault((max(a, b), min(a, b)), []).append(tid)
+    for key, ids in by_value.items():
+        if len(ids) > 1:
+            flag("duplicate_tile", f"{_name(key)} appears {len(ids)} times; a set has one of each tile", ids)
+
+    # Contacts, deduplicated and undirected: adjacency[id] = [(neighbour, my_value, their_value)].
+    adjacency: dict[int, list[tuple[int, int, int]]] = {tid: [] for tid in tiles}
+    seen_edges: set[frozenset[tuple[int, int]]] = set()
+    for e in layout.edges:
+        if e.from_id not in tiles or e.to_id not in tiles:
+            known = [i for i in (e.from_id, e.to_id) if i in tiles]
+            flag("bad_edge", f"a contact names tile id {e.from_id if e.from_id not in tiles else e.to_id}, "
+                 "which is not in the layout", known)
+            continue
+        if e.from_id == e.to_id:
+            flag("bad_edge", f"tile {_name(tiles[e.from_id])} is said to touch itself", [e.from_id])
+            continue
+        bad = [(i, v) for i, v in ((e.from_id, e.from_pips), (e.to_id, e.to_pips)) if v not in tiles[i]]
+        if bad:
+            i, v = bad[0]
+            flag("bad_edge", f"{_name(tiles[i])} has no {v} end to touch with", [e.from_id, e.to_id])
+            continue
+        key = frozenset({(e.from_id, e.from_pips), (e.to_id, e.to_pips)})
+        if key in seen_edges:
+            continue
+        seen_edges.add(key)
+        if e.from_pips != e.to_pips:
+            flag(
+                "ends_do_not_match",
+                f"the {e.from_pips} of {_name(tiles[e.from_id])} touches the {e.to_pips} of "
+                f"{_name(tiles[e.to_id])}; touching ends must show the same number",
+                [e.from_id, e.to_id],
+            )
+        adjacency[e.from_id].append((e.to_id, e.from_pips, e.to_pips))
+        adjacency[e.to_id].append((e.from_id, e.to_pips, e.from_pips))
+
+    if not tiles:
+        return report
+
+    def is_double(tid: int) -> bool:
+        a, b = tiles[tid]
+        return a == b
+
+    # The spinner: as told by the camera, else the double that best looks like the root.
+    spinner = layout.spinner_id if layout.spinner_id in tiles else None
+    if spinner is None:
+        spinner = _infer_spinner(tiles, adjacency, round_double)
+        report.spinner_inferred = spinner is not None
+    if spinner is None:
+        flag("no_spinner", "there is no double on the table to start the layout from", list(tiles))
+        report.loose_tile_ids = sorted(tiles)
+        return report
+    report.spinner_id = spinner
+    spinner_value = tiles[spinner][0]
+    if not is_double(spinner):
+        flag("spinner_not_double", f"the starting tile {_name(tiles[spinner])} is not a double", [spinner])
+    elif round_double is not None and (
+        spinner_value > round_double
+        or (spinner_value != round_double and rules.start_double == "required")
+    ):
+        flag(
+            "wrong_spinner",
+            f"this round starts with the double-{round_double}, but the spinner is {_name(tiles[spinner])}",
+            [spinner],
+        )
+
+    # Orient the contacts into a tree from the spinner.
+    parent: dict[int, int | None] = {spinner: None}
+    facing: dict[int, int] = {spinner: spinner_value}
+    depth: dict[int, int] = {spinner: 0}
+    children: dict[int, list[tuple[int, int]]] = {spinner: []}  # (child, value on this tile it touches)
+    order = [spinner]
+    queue = deque([spinner])
+    extra: set[frozenset[int]] = set()
+    while queue:
+        tid = queue.popleft()
+        for nb, mine, theirs in adjacency[tid]:
+            if nb == parent[tid] and (nb, mine, theirs) == _parent_contact(tid, parent, facing, adjacency):
+                continue
+            if nb in parent:
+                pair = frozenset({tid, nb})
+                if pair not in extra:
+                    extra.add(pair)
+                    flag(
+                        "extra_connection",
+                        f"{_name(tiles[tid])} and {_name(tiles[nb])} touch, but each tile is laid against "
+                        "exactly one other; one of these contacts is not a play",
+                        [tid, nb],
+                    )
+                continue
+            parent[nb] = tid
+            facing[nb] = theirs
+            depth[nb] = depth[tid] + 1
+            children[tid].append((nb, mine))
+            children[nb] = []
+            order.append(nb)
+            queue.append(nb)
+    report.parents = dict(parent)
+
+    # Tiles lying apart from the layout, one violation per group that lies together.
+    loose = sorted(set(tiles) - set(parent))
+    report.loose_tile_ids = loose
+    remaining = set(loose)
+    while remaining:
+        start = min(remaining)
+        group = {start}
+        stack = [start]
+        while stack:
+            for nb, _, _ in adjacency[stack.pop()]:
+                if nb in remaining and nb not in group:
+                    group.add(nb)
+                    stack.append(nb)
+        remaining -= group
+        names = ", ".join(_name(tiles[i]) for i in sorted(group))
+        flag("not_connected", f"{names} {'is' if len(group) == 1 else 'are'} not connected to the layout",
+             sorted(group))
+
+    # An ordinary tile offers one end to its parent and one to a child.
+    for tid in order:
+        if is_double(tid):
+            continue
+        contacts: dict[int, list[int]] = {}
+        if parent[tid] is not None:
+            contacts.setdefault(facing[tid], []).append(parent[tid])  # type: ignore[arg-type]
+        for child, mine in children[tid]:
+            contacts.setdefault(mine, []).append(child)
+        for value, who in contacts.items():
+            if len(who) > 1:
+                flag(
+                    "end_used_twice",
+                    f"the {value} end of {_name(tiles[tid])} touches {len(who)} tiles; an end takes one",
+                    [tid, *who],
+                )
+
+    # Spinner arms.
+    arms = [c for c, _ in children[spinner]]
+    report.arms = arms
+    if is_double(spinner) and len(arms) > rules.spinner_arms:
+        flag(
+            "too_many_arms",
+            f"the spinner {_name(tiles[spinner])} has {len(arms)} arms; it takes {rules.spinner_arms}",
+            [spinner, *arms],
+        )
+    spinner_short = is_double(spinner) and len(arms) < rules.spinner_arms
+    if spinner_short:
+        beyond = [t for t in order if depth[t] >= 2]
+        if beyond:
+            missing = rules.spinner_arms - len(arms)
+            flag(
+                "spinner_arms_unfinished",
+                f"play went past the spinner {_name(tiles[spinner])} while it still needed "
+                f"{plural(missing, 'more arm')}",
+                [spinner, *beyond],
+            )
+
+    # Chickies: every later double, with its toes.
+    unfinished: list[int] = []
+    for tid in order:
+        if tid == spinner or not is_double(tid):
+            continue
+        toes = [c for c, _ in children[tid]]
+        missing = max(0, CHICKIE_TOES - len(toes))
+        report.chickies.append(ChickieInfo(tid, toes, missing))
+        if len(toes) > CHICKIE_TOES:
+            flag(
+                "too_many_toes",
+                f"the chickie on {_name(tiles[tid])} has {len(toes)} toes; it takes {CHICKIE_TOES}",
+                [tid, *toes],
+            )
+        if missing:
+            unfinished.append(tid)
+            below = _descendants(tid, children, min_depth=2)
+            if below:
+                flag(
+                    "chickie_unfinished",
+                    f"tiles were laid beyond the toes of the chickie on {_name(tiles[tid])} while it still "
+                    f"needed {plural(missing, 'more toe')}",
+                    [tid, *below],
+                )
+    if len(unfinished) > 1:
+        names = ", ".join(_name(tiles[t]) for t in unfinished)
+        flag(
+            "chickie_unfinished",
+            f"{plural(len(unfinished), 'chickie')} ({names}) are unfinished at once: one was played while "
+            "another still needed toes",
+            unfinished,
+        )
+
+    # Open ends and whether they take a tile now.
+    if spinner_short:
+        forced: set[int] | None = {spinner}
+    elif unfinished:
+        forced = set(unfinished)
+    else:
+        forced = None
+    for tid in order:
+        if is_double(tid):
+            capacity = rules.spinner_arms if tid == spinner else CHICKIE_TOES
+            free = capacity - len(children[tid])
+            value = tiles[tid][0]
+        else:
+            a, b = tiles[tid]
+            if parent[tid] is None:
+                continue  # a non-double "spinner" is already reported
+            value = b if facing[tid] == a else a
+            used = [mine for _, mine in children[tid]]
+            free = 0 if value in used else 1
+        if free > 0:
+            report.open_ends.append(OpenEndInfo(tid, value, free, forced is None or tid in forced))
+    return report
+
+
+def _parent_contact(
+    tid: int, parent: dict[int, int | None], facing: dict[int, int], adjacency: dict[int, list[tuple[int, int, int]]]
+) -> tuple[int, int, int] | None:
+    """The one contact that made `tid` a child (so other contacts with the parent count as extra)."""
+    p = parent[tid]
+    if p is None:
+        return None
+    for nb, mine, theirs in adjacency[tid]:
+        if nb == p and mine == facing[tid]:
+            return (nb, mine, theirs)
+    return None
+
+
+def _descendants(tid: int, children: dict[int, list[tuple[int, int]]], min_depth: int) -> list[int]:
+    found: list[int] = []
+    stack = [(c, 1) for c, _ in children[tid]]
+    while stack:
+        node, d = stack.pop()
+        if d >= min_depth:
+            found.append(node)
+        stack.extend((c, d + 1) for c, _ in children[node])
+    return sorted(found)
+
+
+def _infer_spinner(
+    tiles: dict[int, tuple[int, int]], adjacency: dict[int, list[tuple[int, int, int]]], round_double: int | None
+) -> int | None:
+    """Pick the double most likely to be the root when the camera could not tell.
+
+    A picture cannot tell a finished chickie from a four-armed spinner, so prefer the
+    round's double when known, then the double in the biggest group of touching tiles,
+    then the most contacts, then the most central, then the highest value.
+    """
+    doubles = [tid for tid, (a, b) in tiles.items() if a == b]
+    if not doubles:
+        return None
+    if round_double is not None:
+        matching = [t for t in doubles if tiles[t][0] == round_double]
+        if matching:
+            doubles = matching
+
+    def reach(start: int) -> dict[int, int]:
+        dist = {start: 0}
+        queue = deque([start])
+        while queue:
+            t = queue.popleft()
+            for nb, _, _ in adjacency[t]:
+                if nb not in dist:
+                    dist[nb] = dist[t] + 1
+                    queue.append(nb)
+        return dist
+
+    def key(tid: int) -> tuple[int, int, int, int, int]:
+        dist = reach(tid)
+        return (len(dist), len(adjacency[tid]), -max(dist.values()), tiles[tid][0], -tid)
+
+    return max(doubles, key=key)
+
+
+# --- building layouts -----------------------------------------------------------------
+
+
+def layout_from_board(board: Board) -> Layout:
+    """The board as the camera would hand it over: one id per placement, child-to-parent edges."""
+    tiles = [LayoutTile(p.index, (p.facing, p.outer)) for p in board.placements]
+    edges = [
+        LayoutEdge(p.index, p.facing, p.parent, p.facing)
+        for p in board.placements
+        if p.parent is not None
+    ]
+    return Layout(tiles, edges, spinner_id=0 if board.placements else None)
+
+
+class LayoutBuilder:
+    """Lay out tiles by hand, legal or not, for tests and for the vision team's fixtures.
+
+    >>> b = LayoutBuilder()
+    >>> s = b.tile(9, 9)
+    >>> arm = b.tile(9, 4, on=s)
+    >>> bad = b.tile(3, 5, on=arm, touching=4)   # a 3 laid against a 4
+    >>> layout = b.build(spinner_id=s)
+    """
+
+    def __init__(self) -> None:
+        self.tiles: list[LayoutTile] = []
+        self.edges: list[LayoutEdge] = []
+        self._next = 0
+        self._pips: dict[int, tuple[int, int]] = {}
+
+    def tile(self, a: int, b: int, on: int | None = None, *, touching: int | None = None,
+             tile_id: int | None = None) -> int:
+        """Add tile a-b; with `on`, its `a` end touches that tile's `touching` value (default: a)."""
+        tid = self._next if tile_id is None else tile_id
+        self._next = max(self._next, tid) + 1
+        self.tiles.append(LayoutTile(tid, (a, b)))
+        self._pips[tid] = (a, b)
+        if on is not None:
+            self.edges.append(LayoutEdge(tid, a, on, a if touching is None else touching))
+        return tid
+
+    def connect(self, from_id: int, from_pips: int, to_id: int, to_pips: int) -> None:
+        self.edges.append(LayoutEdge(from_id, from_pips, to_id, to_pips))
+
+    def build(self, spinner_id: int | None = None) -> Layout:
+        return Layout(list(self.tiles), list(self.edges), spinner_id)

@@ -1,0 +1,148 @@
+"""Who is playing with what, and what a round starts from.
+
+`GameConfig` fixes the things that hold for a whole game (seats, set, house
+rules) and refuses impossible ones up front; `Deal` is the shuffled start of one
+round, kept as data so a game record can replay it exactly.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import ConfigError, DealError
+from .rules import MAX_PLAYERS, MIN_PLAYERS, HouseRules
+from .tiles import SUPPORTED_SETS, Tile, full_set, tile_count
+
+
+@dataclass(frozen=True, slots=True)
+class GameConfig:
+    """Players, set and house rules: everything agreed before the first deal."""
+
+    players: int
+    set_max: int = 9
+    rules: HouseRules = field(default_factory=HouseRules)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.players, bool) or not isinstance(self.players, int):
+            raise ConfigError(f"players must be a whole number, got {self.players!r}")
+        if not MIN_PLAYERS <= self.players <= MAX_PLAYERS:
+            raise ConfigError(f"players must be between {MIN_PLAYERS} and {MAX_PLAYERS}, got {self.players}")
+        if self.set_max not in SUPPORTED_SETS:
+            raise ConfigError(
+                f"unsupported set double-{self.set_max}; choose one of "
+                + ", ".join(f"double-{n}" for n in SUPPORTED_SETS)
+            )
+        if not isinstance(self.rules, HouseRules):
+            raise ConfigError("rules must be a HouseRules object")
+        check_deal_possible(self.players, self.set_max, self.rules.hand_size_for(self.players))
+
+    @property
+    def hand_size(self) -> int:
+        return self.rules.hand_size_for(self.players)
+
+    @property
+    def tile_count(self) -> int:
+        return tile_count(self.set_max)
+
+    @property
+    def rounds(self) -> int:
+        """One round per double, from the highest down to double-blank."""
+        return self.set_max + 1
+
+    def round_double(self, round_index: int) -> int:
+        """The double a round is meant to start with (the row label on the score sheet)."""
+        if not 0 <= round_index <= self.set_max:
+            raise ConfigError(f"round index must be between 0 and {self.set_max}, got {round_index}")
+        return self.set_max - round_index
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"players": self.players, "set": self.set_max, "rules": self.rules.to_dict()}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "GameConfig":
+        return cls(int(data["players"]), int(data["set"]), HouseRules.from_dict(data.get("rules", {})))
+
+
+def check_deal_possible(players: int, set_max: int, hand_size: int) -> None:
+    """Refuse hands that would empty the set: a round needs a boneyard to draw from."""
+    total = tile_count(set_max)
+    dealt = players * hand_size
+    if dealt >= total:
+        raise DealError(
+            f"cannot deal {hand_size} tiles to each of {players} players from the {total} tiles of a "
+            f"double-{set_max} set and still leave a boneyard ({dealt} tiles needed, at most "
+            f"{total - 1} allowed); use a bigger set or a smaller hand size"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """The start of a round: each seat's hand and the boneyard in drawing order."""
+
+    hands: tuple[tuple[Tile, ...], ...]
+    boneyard: tuple[Tile, ...]
+    """Index 0 is drawn first."""
+    first_seat: int = 0
+    """Seat that draws first when nobody holds the double the round needs."""
+    start_draw: tuple[Tile, ...] | None = None
+    """First-round draw for the starter (one tile per seat, looked at and put back)."""
+
+    def check(self, config: GameConfig) -> None:
+        if len(self.hands) != config.players:
+            raise DealError(f"the deal has {len(self.hands)} hands for {config.players} players")
+        seen: set[Tile] = set()
+        for tile in (t for h in self.hands for t in h):
+            if tile in seen:
+                raise DealError(f"tile {tile} is dealt twice")
+            seen.add(tile)
+        for tile in self.boneyard:
+            if tile in seen:
+                raise DealError(f"tile {tile} is both dealt and in the boneyard, or twice in the boneyard")
+            seen.add(tile)
+        expected = set(full_set(config.set_max))
+        if seen != expected:
+            extra = sorted(seen - expected)
+            missing = sorted(expected - seen)
+            parts = []
+            if extra:
+                parts.append("not in the set: " + ", ".join(map(str, extra)))
+            if missing:
+                parts.append("missing: " + ", ".join(map(str, missing)))
+            raise DealError("the deal is not exactly one double-%d set (%s)" % (config.set_max, "; ".join(parts)))
+        if not self.boneyard:
+            raise DealError("the deal leaves no boneyard")
+        if not 0 <= self.first_seat < config.players:
+            raise DealError(f"first_seat must name a seat between 0 and {config.players - 1}")
+        if self.start_draw is not None:
+            if len(self.start_draw) != config.players:
+                raise DealError("start_draw needs one tile per player")
+            if any(t not in self.boneyard for t in self.start_draw):
+                raise DealError("start_draw tiles must come from the boneyard")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "hands": [[str(t) for t in h] for h in self.hands],
+            "boneyard": [str(t) for t in self.boneyard],
+            "first_seat": self.first_seat,
+            "start_draw": None if self.start_draw is None else [str(t) for t in self.start_draw],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Deal":
+        start = data.get("start_draw")
+        return cls(
+            hands=tuple(tuple(Tile.parse(t) for t in h) for h in data["hands"]),
+            boneyard=tuple(Tile.parse(t) for t in data["boneyard"]),
+            first_seat=int(data.get("first_seat", 0)),
+            start_draw=None if start is None else tuple(Tile.parse(t) for t in start),
+        )
+
+
+def make_deal(config: GameConfig, rng: random.Random, round_index: int = 0) -> Deal:
+    """Shuffle and deal; the first seat rotates with the round so no seat always draws first."""
+    tiles = full_set(config.set_max)
+    rng.shuffle(tiles)
+    h = config.hand_size
+    hands = tuple(tuple(tiles[i * h:(i + 1) * h]) for i in range(config.players))
+    return Deal(hands, tuple(tiles[config.players * h:]), round_index % config.players)
