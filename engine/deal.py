@@ -120,6 +120,30 @@ class Deal:
             if any(t not in self.boneyard for t in self.start_draw):
                 raise DealError("start_draw tiles must come from the boneyard")
 
+    @classmethod
+    def arrange(
+        cls,
+        config: GameConfig,
+        hands: list[list[Tile | str]],
+        boneyard_top: list[Tile | str] = (),  # type: ignore[assignment]
+        *,
+        first_seat: int = 0,
+        start_draw: list[Tile | str] | None = None,
+    ) -> "Deal":
+        """A deal with chosen hands; every other tile goes to the boneyard, `boneyard_top`
+        first (drawn in that order), the rest highest first. For set-ups seen by a camera,
+        teaching positions and tests."""
+        hand_tiles = tuple(tuple(Tile.parse(t) for t in h) for h in hands)
+        top = [Tile.parse(t) for t in boneyard_top]
+        used = {t for h in hand_tiles for t in h} | set(top)
+        rest = [t for t in full_set(config.set_max) if t not in used]
+        deal = cls(
+            hand_tiles, tuple(top + rest), first_seat,
+            None if start_draw is None else tuple(Tile.parse(t) for t in start_draw),
+        )
+        deal.check(config)
+        return deal
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "hands": [[str(t) for t in h] for h in self.hands],
