@@ -35,26 +35,27 @@ def random_step(state: RoundState, rnd: Any) -> str:
     """
     tiles = state.playable_tiles()
     drawn = state.drawn_tile
+    if tiles and drawn is None and state._voluntary and state._boneyard and rnd() < VOLUNTARY_DRAW_CHANCE:
+        tiles = []  # draw although something fits
+    elif tiles and drawn is not None and rnd() < PASS_ON_DRAWN_CHANCE:
+        tiles = []  # keep the drawn tile and pass
     if tiles:
-        if drawn is None:
-            if state._voluntary and state._boneyard and rnd() < VOLUNTARY_DRAW_CHANCE:
-                state.draw()
-                return "draw"
-        elif rnd() < PASS_ON_DRAWN_CHANCE:
-            state.pass_turn()
-            return "pass"
         tile = tiles[int(rnd() * len(tiles))]
         ends = state.ends_for(tile)
-        player = state._turn
         state.play(tile, ends[int(rnd() * len(ends))])
-        if state._windows and player in state._windows and rnd() < ANNOUNCE_CHANCE:
-            state.announce(player)
-        return "play"
-    if drawn is None and state._boneyard:
+        kind = "play"
+    elif drawn is None and state._boneyard:
         state.draw()
-        return "draw"
-    state.pass_turn()
-    return "pass"
+        kind = "draw"
+    else:
+        state.pass_turn()
+        kind = "pass"
+    if state._windows:
+        # Whoever is down to one tile (just now, or again after a skipped turn) may call it.
+        for player in list(state._windows):
+            if rnd() < ANNOUNCE_CHANCE:
+                state.announce(player)
+    return kind
 
 
 def action_limit(state: RoundState) -> int:
