@@ -20,9 +20,10 @@ Kind = Literal["spinner", "chickie", "tile"]
 SLOT_STRIDE = 8
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Placement:
-    """One tile on the board, as laid."""
+    """One tile on the board, as laid. Read-only by convention: clones share these
+    records (not frozen only because frozen dataclasses are 3x slower to create)."""
 
     index: int
     """Order in which the tile reached the board (the spinner is 0)."""
@@ -50,9 +51,10 @@ class Placement:
         return self.parent * SLOT_STRIDE + (self.slot or 0)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class OpenEnd:
-    """A place where a tile may be laid: its value and the tile it hangs off."""
+    """A place where a tile may be laid: its value and the tile it hangs off.
+    Read-only by convention, shared between clones like `Placement`."""
 
     id: int
     value: int

@@ -333,8 +333,12 @@ class RoundState:
         return p
 
     def _check_play(self, tile: Tile, end_id: int, player: int | None) -> tuple[Tile, OpenEnd]:
-        p = self._check_turn(player)
-        if not isinstance(tile, Tile):
+        if self._over:
+            raise RoundOver("the round is over")
+        p = self._turn
+        if player is not None and player != p:
+            raise NotYourTurn(f"it is player {p}'s turn, not player {player}'s")
+        if type(tile) is not Tile:
             tile = Tile.parse(tile)
         if tile.high > self.set_max:
             raise TileNotInSet(f"{tile} is not in a double-{self.set_max} set")
@@ -371,7 +375,10 @@ class RoundState:
 
     def play(self, play: Play | Tile, end: int | None = None, *, player: int | None = None) -> Placement:
         """Lay a tile: `play(Play(tile, end))` or `play(tile, end)`."""
-        tile, end_id = _split_play(play, end)
+        if end is None:
+            tile, end_id = _split_play(play, end)
+        else:
+            tile, end_id = play, end  # type: ignore[assignment]
         tile, open_end = self._check_play(tile, end_id, player)
         p = self._turn
         hand = self._hands[p]

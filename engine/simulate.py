@@ -34,7 +34,7 @@ def random_step(state: RoundState, rnd: Any) -> str:
     this fast enough for hundreds of games a second.
     """
     tiles = state.playable_tiles()
-    drawn = state.drawn_tile
+    drawn = state._drawn
     if tiles and drawn is None and state._voluntary and state._boneyard and rnd() < VOLUNTARY_DRAW_CHANCE:
         tiles = []  # draw although something fits
     elif tiles and drawn is not None and rnd() < PASS_ON_DRAWN_CHANCE:
