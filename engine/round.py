@@ -517,12 +517,23 @@ class RoundState:
 
     def clone(self) -> "RoundState":
         other = RoundState.__new__(RoundState)
-        for name in (
-            "config", "rules", "players", "set_max", "round_index", "round_double", "deal",
-            "spinner_player", "first_player", "start_draw", "_turn", "_drawn", "_over", "_winner",
-            "_stalemate", "_voluntary", "_little",
-        ):
-            setattr(other, name, getattr(self, name))
+        other.config = self.config
+        other.rules = self.rules
+        other.players = self.players
+        other.set_max = self.set_max
+        other.round_index = self.round_index
+        other.round_double = self.round_double
+        other.deal = self.deal
+        other.spinner_player = self.spinner_player
+        other.first_player = self.first_player
+        other.start_draw = self.start_draw
+        other._turn = self._turn
+        other._drawn = self._drawn
+        other._over = self._over
+        other._winner = self._winner
+        other._stalemate = self._stalemate
+        other._voluntary = self._voluntary
+        other._little = self._little
         other.board = self.board.clone()
         other._hands = [h.copy() for h in self._hands]
         other._boneyard = self._boneyard.copy()
