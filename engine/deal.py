@@ -166,7 +166,8 @@ class Deal:
 def make_deal(config: GameConfig, rng: random.Random, round_index: int = 0) -> Deal:
     """Shuffle and deal; the first seat rotates with the round so no seat always draws first."""
     tiles = full_set(config.set_max)
-    rng.shuffle(tiles)
+    rnd = rng.random
+    tiles.sort(key=lambda _tile: rnd())  # a uniform shuffle, several times faster than rng.shuffle
     h = config.hand_size
     hands = tuple(tuple(tiles[i * h:(i + 1) * h]) for i in range(config.players))
     return Deal(hands, tuple(tiles[config.players * h:]), round_index % config.players)

@@ -490,7 +490,10 @@ class RoundState:
         if self._over or self._boneyard:
             return
         fits = self._fits
-        for hand in self._hands:
+        hands = self._hands
+        if fits(hands[self._turn]):  # usually the player to move can, so ask them first
+            return
+        for hand in hands:
             if fits(hand):
                 return
         self._over = True

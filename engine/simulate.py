@@ -15,7 +15,7 @@ from typing import Any
 from .deal import GameConfig, make_deal
 from .errors import IllegalPlay
 from .game import GameState
-from .round import RoundState
+from .round import RoundResult, RoundState
 from .rules import HouseRules
 from .tiles import full_set
 
@@ -107,7 +107,9 @@ def random_game(config: GameConfig, rng: random.Random) -> GameState:
     return game
 
 
-def round_invariant_problems(state: RoundState, full: frozenset[Any] | None = None) -> list[str]:
+def round_invariant_problems(
+    state: RoundState, full: frozenset[Any] | None = None, result: RoundResult | None = None
+) -> list[str]:
     """What is wrong with a finished round, if anything (empty list when all is well)."""
     problems: list[str] = []
     tiles = [t for h in state._hands for t in h]
@@ -127,7 +129,8 @@ def round_invariant_problems(state: RoundState, full: frozenset[Any] | None = No
             problems.append("stalemate declared with tiles left in the boneyard")
         if any(state._fits(h) for h in state._hands):
             problems.append("stalemate declared while a player could still play")
-    result = state.result()
+    if result is None:
+        result = state.result()
     blank = state.rules.double_blank_value
     raw = [sum(t.pips if t.pips else blank for t in h) for h in state._hands]
     if list(result.raw) != raw:
@@ -241,12 +244,13 @@ def simulate(
             except IllegalPlay as exc:
                 note(f"game {g} round {r}: offered play refused: {exc.code}: {exc.message}")
                 break
-            if check_invariants:
-                for problem in round_invariant_problems(state, full):
-                    note(f"game {g} round {r}: {problem}")
             if not state._over:
+                note(f"game {g} round {r}: round did not end within {limit_per_round} actions")
                 break
             result = game.finish_round()
+            if check_invariants:
+                for problem in round_invariant_problems(state, full, result):
+                    note(f"game {g} round {r}: {problem}")
             rounds += 1
             if result.stalemate:
                 stalemates += 1
