@@ -30,6 +30,7 @@ class TrainPlan:
     batch: int
     name: str
     augment: dict
+    hours: float | None = None  # wall-clock budget; Ultralytics fits the epochs and LR schedule to it
 
 
 def detector_plan(data_yaml: str, epochs: int, imgsz: int, gpu: bool) -> TrainPlan:
@@ -63,17 +64,19 @@ def train_one(plan: TrainPlan, project: Path, workers: int = 2, threads: int | N
     model.train(data=plan.data_yaml, imgsz=plan.imgsz, epochs=plan.epochs, batch=plan.batch,
                 device=0 if gpu else "cpu", workers=workers, project=str(project), name=plan.name,
                 exist_ok=True, plots=False, amp=gpu, verbose=False, patience=100, cache=False,
-                pretrained=False, val=True, seed=0, deterministic=False, **plan.augment)
+                pretrained=False, val=True, seed=0, deterministic=False,
+                **({"time": plan.hours} if plan.hours else {}), **plan.augment)
     return project / plan.name / "weights" / "best.pt"
 
 
-def export_onnx(weights: Path, imgsz: int, dest: Path) -> Path:
-    """Export to ONNX (static shape, opset 17) so inference needs only onnxruntime."""
+def export_onnx(weights: Path, imgsz: int, dest: Path, dynamic: bool = False) -> Path:
+    """Export to ONNX (opset 17) so inference needs only onnxruntime; `dynamic` lets the pip
+    reader run all of a photo's tile crops as one batch."""
     import_ultralytics()
     from ultralytics import YOLO
 
     model = YOLO(str(weights))
-    out = model.export(format="onnx", imgsz=imgsz, opset=17, simplify=False, dynamic=False, nms=False)
+    out = model.export(format="onnx", imgsz=imgsz, opset=17, simplify=False, dynamic=dynamic, nms=False)
     dest.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(out, dest)
     return dest
@@ -92,7 +95,7 @@ def train_all(data_root: Path, out_dir: Path = MODELS_DIR, det_epochs: int | Non
     pips = train_one(pip_plan(str(data_root / "pips" / "data.yaml"), pip_epochs, 160, gpu), runs)
     t2 = time.perf_counter()
     det_onnx = export_onnx(det, det_imgsz, out_dir / "tile_detector.onnx")
-    pip_onnx = export_onnx(pips, 160, out_dir / "pip_detector.onnx")
+    pip_onnx = export_onnx(pips, 160, out_dir / "pip_detector.onnx", dynamic=True)
     return {"detector": str(det_onnx), "pips": str(pip_onnx), "detector_seconds": round(t1 - t0),
             "pip_seconds": round(t2 - t1), "gpu": gpu, "det_imgsz": det_imgsz, "det_epochs": det_epochs,
             "pip_epochs": pip_epochs, "cpu_count": os.cpu_count()}

@@ -1,0 +1,33 @@
+# Everything goes through the virtual environment at .venv/ (created on first use).
+# torch comes from the CPU wheel on disk (/opt/wheels); everything else from the registries.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+FIND_LINKS := $(if $(wildcard /opt/wheels),--find-links /opt/wheels,)
+STAMP := $(VENV)/.installed
+
+export YOLO_OFFLINE := 1
+export ORT_DISABLE_TELEMETRY := 1
+
+.PHONY: venv demo test bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q $(FIND_LINKS) -e '.[train,test]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/chickenfoot score datasets/demo/hand.jpg --annotate out/demo
+	$(BIN)/chickenfoot simulate --games 1 --players 4 --set 9 --seed 1
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests
+
+bench: $(STAMP)
+	$(BIN)/chickenfoot bench
+
+clean:
+	rm -rf $(VENV) out build *.egg-info

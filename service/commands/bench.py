@@ -1,0 +1,31 @@
+"""`chickenfoot bench`: print recognizer speed on this machine."""
+from __future__ import annotations
+
+import json
+
+from ..cli import UserError
+
+
+def register(sub) -> None:
+    p = sub.add_parser("bench", help="measure recognition speed (1280x720 frame, 12 MP photo)")
+    p.add_argument("--repeat", type=int, default=10)
+    p.add_argument("--model", metavar="PATH", help="detector .onnx file or folder holding both models")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from vision.bench import run_bench
+    from vision.onnx_yolo import ModelError
+    from vision.recognize import Recognizer
+
+    try:
+        rec = Recognizer(args.model)
+    except ModelError as exc:
+        raise UserError(str(exc)) from None
+    res = run_bench(rec, args.repeat)
+    print(json.dumps(res, indent=2))
+    targets = {"frame_1280x720": 60, "photo_12mp_4000x3000": 250}
+    for k, limit in targets.items():
+        v = res[k]["total_ms_median"]
+        print(f"{k}: {v} ms median (target <= {limit} ms): {'met' if v <= limit else 'NOT met'}")
+    return 0

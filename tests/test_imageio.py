@@ -1,0 +1,89 @@
+"""Bad input gets a one-line error; good input comes out upright and at a workable size."""
+from __future__ import annotations
+
+import io
+import struct
+import zlib
+
+import cv2
+import numpy as np
+import pytest
+from PIL import Image
+
+from vision.imageio import ImageError, load_image
+
+
+def _jpeg(w=320, h=240, **save) -> bytes:
+    img = np.zeros((h, w, 3), np.uint8)
+    img[:, : w // 2] = (0, 0, 255)  # left half red (BGR)
+    buf = io.BytesIO()
+    Image.fromarray(img[..., ::-1]).save(buf, "JPEG", **save)
+    return buf.getvalue()
+
+
+def _png_bomb(w: int, h: int) -> bytes:
+    """A small PNG file (1-bit, all zero) that decompresses to a huge image."""
+    raw = zlib.compress((b"\x00" * (w // 8 + 2)) * h, 9)
+
+    def chunk(t, d):
+        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xFFFFFFFF)
+    ihdr = struct.pack(">IIBBBBB", w, h, 1, 0, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", raw) + chunk(b"IEND", b"")
+
+
+def test_empty_file_is_refused_with_a_message(tmp_path):
+    p = tmp_path / "empty.jpg"
+    p.write_bytes(b"")
+    with pytest.raises(ImageError, match="empty file"):
+        load_image(p)
+
+
+def test_text_file_is_not_an_image(tmp_path):
+    p = tmp_path / "notes.jpg"
+    p.write_text("these are my notes, not a photo")
+    with pytest.raises(ImageError, match="not an image"):
+        load_image(p)
+
+
+def test_truncated_jpeg_is_refused():
+    data = _jpeg()
+    with pytest.raises(ImageError, match="truncated|corrupt"):
+        load_image(data[: len(data) // 2])
+
+
+def test_png_decompression_bomb_is_refused_before_decoding():
+    with pytest.raises(ImageError, match="megapixels"):
+        load_image(_png_bomb(20000, 20000))
+
+
+def test_missing_file_and_folder_are_reported(tmp_path):
+    with pytest.raises(ImageError, match="no such file"):
+        load_image(tmp_path / "nope.jpg")
+    with pytest.raises(ImageError, match="folder"):
+        load_image(tmp_path)
+
+
+def test_exif_orientation_is_applied():
+    """Orientation 6 (rotate 90 clockwise): a landscape file shows as portrait, red half on top."""
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    img = load_image(_jpeg(320, 240, exif=exif.tobytes()))
+    assert (img.width, img.height) == (240, 320)
+    assert img.bgr.shape[:2] == (320, 240)
+    top, bottom = img.bgr[20, 120], img.bgr[300, 120]
+    assert top[2] > 200 and bottom[2] < 50
+
+
+def test_large_jpeg_decodes_reduced_with_coordinate_scale():
+    data = _jpeg(4000, 3000, quality=70)
+    img = load_image(data)
+    assert max(img.bgr.shape[:2]) < 4000
+    assert img.width == 4000 and img.height == 3000
+    assert img.scale == pytest.approx(4000 / img.bgr.shape[1])
+
+
+def test_png_with_alpha_loads_as_colour():
+    buf = io.BytesIO()
+    Image.new("RGBA", (50, 40), (10, 20, 30, 128)).save(buf, "PNG")
+    img = load_image(buf.getvalue())
+    assert img.bgr.shape == (40, 50, 3)

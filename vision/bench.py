@@ -1,0 +1,58 @@
+"""Speed of the recognizer on this machine, JPEG decoding included (figures, not a test)."""
+from __future__ import annotations
+
+import statistics
+import time
+
+import cv2
+import numpy as np
+
+from .imageio import load_image
+from .recognize import Recognizer
+from .synth.scene import render_hand
+
+
+def _photo_bytes(size: tuple[int, int], seed: int, n_tiles: int) -> bytes:
+    """A rendered hand at `size`; big sizes are rendered at 1280 px and enlarged, with sensor noise
+    added after enlarging so the JPEG carries as much detail as a phone photo."""
+    rng = np.random.default_rng(seed)
+    w, h = size
+    base = (1280, int(1280 * h / w)) if w > 1280 else size
+    img = render_hand(rng, base, set_max=12, n=n_tiles).image
+    if base != size:
+        img = cv2.resize(img, size, interpolation=cv2.INTER_CUBIC)
+        noise = np.empty(img.shape, np.int16)
+        cv2.randn(noise, 0, 4)
+        img = np.clip(img.astype(np.int16) + noise, 0, 255).astype(np.uint8)
+    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    return buf.tobytes()
+
+
+def _time(fn, repeat: int) -> list[float]:
+    fn()  # warm-up
+    out = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        out.append((time.perf_counter() - t) * 1000)
+    return out
+
+
+def run_bench(recognizer: Recognizer | None = None, repeat: int = 10) -> dict:
+    rec = recognizer or Recognizer()
+    results = {}
+    for label, size, n in (("frame_1280x720", (1280, 720), 10), ("photo_12mp_4000x3000", (4000, 3000), 10)):
+        data = _photo_bytes(size, 7, n)
+        decode = _time(lambda: load_image(data), repeat)
+        img = load_image(data)
+        detect = _time(lambda: rec.detector.detect(img.bgr), repeat)
+        total = _time(lambda: rec.recognize(data), repeat)
+        results[label] = {
+            "jpeg_kb": len(data) // 1024,
+            "decode_ms": round(statistics.median(decode), 1),
+            "detect_ms": round(statistics.median(detect), 1),
+            "total_ms_median": round(statistics.median(total), 1),
+            "total_ms_p90": round(sorted(total)[int(0.9 * (len(total) - 1))], 1),
+            "tiles_found": len(rec.recognize(data).tiles),
+        }
+    return results

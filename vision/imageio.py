@@ -1,0 +1,128 @@
+"""Read photos safely: EXIF orientation, huge files, and anything that is not an image.
+
+Phone photos are 12-108 MP; decoding a JPEG at 1/2, 1/4 or 1/8 scale inside libjpeg
+costs a fraction of the time and memory of a full decode, and tiles in such photos are
+hundreds of pixels long, so nothing readable is lost. Every failure becomes an
+`ImageError` with a one-line message; nothing here raises anything else.
+"""
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+from PIL import Image, UnidentifiedImageError
+
+# Long side we aim to keep after reduced decoding: ample for 80x160 tile crops.
+TARGET_LONG_SIDE = 1600
+MAX_PIXELS_JPEG = 250_000_000  # JPEGs decode reduced, so very large ones are fine
+MAX_PIXELS_OTHER = 50_000_000  # PNG/WebP/etc decode in full: refuse bombs
+MAX_BYTES = 60 * 1024 * 1024
+
+_REDUCED = {1: cv2.IMREAD_COLOR, 2: cv2.IMREAD_REDUCED_COLOR_2, 4: cv2.IMREAD_REDUCED_COLOR_4, 8: cv2.IMREAD_REDUCED_COLOR_8}
+
+
+class ImageError(ValueError):
+    """The input cannot be read as a photo; the message says why, in one line."""
+
+
+@dataclass
+class LoadedImage:
+    bgr: np.ndarray  # decoded pixels, EXIF orientation applied, possibly reduced
+    scale: float  # multiply decoded-pixel coordinates by this to get original-pixel coordinates
+    width: int  # original width after EXIF orientation
+    height: int
+    source: str
+
+
+def load_image(src: str | Path | bytes, name: str | None = None, target_long_side: int = TARGET_LONG_SIDE) -> LoadedImage:
+    """Decode `src` (a path or the file's bytes)."""
+    label = name or (str(src) if not isinstance(src, (bytes, bytearray)) else "upload")
+    if isinstance(src, (bytes, bytearray)):
+        data = bytes(src)
+    else:
+        p = Path(src)
+        if not p.exists():
+            raise ImageError(f"{label}: no such file")
+        if p.is_dir():
+            raise ImageError(f"{label}: is a folder, not an image")
+        size = p.stat().st_size
+        if size > MAX_BYTES:
+            raise ImageError(f"{label}: file is {size / 1e6:.0f} MB, over the {MAX_BYTES // 2**20} MB limit")
+        data = p.read_bytes()
+    if not data:
+        raise ImageError(f"{label}: empty file")
+    if len(data) > MAX_BYTES:
+        raise ImageError(f"{label}: file is {len(data) / 1e6:.0f} MB, over the {MAX_BYTES // 2**20} MB limit")
+    try:
+        Image.MAX_IMAGE_PIXELS = None  # we apply our own limits below, per format
+        with Image.open(io.BytesIO(data)) as im:
+            fmt = im.format or "?"
+            w0, h0 = im.size
+            orientation = 1
+            try:
+                orientation = int(im.getexif().get(0x0112, 1) or 1)
+            except Exception:  # broken EXIF is common in messenger photos; ignore it
+                orientation = 1
+    except UnidentifiedImageError:
+        raise ImageError(f"{label}: not an image (unrecognised file type)") from None
+    except Exception as exc:  # noqa: BLE001 - any parser failure means "not readable"
+        raise ImageError(f"{label}: cannot read image header ({type(exc).__name__})") from None
+    pixels = w0 * h0
+    is_jpeg = fmt == "JPEG"
+    if pixels > (MAX_PIXELS_JPEG if is_jpeg else MAX_PIXELS_OTHER):
+        limit = (MAX_PIXELS_JPEG if is_jpeg else MAX_PIXELS_OTHER) / 1e6
+        raise ImageError(f"{label}: image is {pixels / 1e6:.0f} megapixels, over the {limit:.0f} MP limit for {fmt}")
+    factor = 1
+    if is_jpeg:
+        while factor < 8 and max(w0, h0) / (factor * 2) >= target_long_side:
+            factor *= 2
+    buf = np.frombuffer(data, np.uint8)
+    flags = _REDUCED[factor] | cv2.IMREAD_IGNORE_ORIENTATION
+    bgr = cv2.imdecode(buf, flags)
+    if bgr is None and fmt in ("PNG", "JPEG", "WEBP", "BMP", "TIFF", "MPO", "GIF"):
+        bgr = _decode_with_pil(data, label)
+    if bgr is None:
+        raise ImageError(f"{label}: image data is corrupt or truncated")
+    if is_jpeg and _looks_truncated(data):
+        # libjpeg fills a cut-off file with grey and carries on; refuse rather than misread
+        raise ImageError(f"{label}: JPEG is truncated (no end-of-image marker)")
+    bgr = _apply_orientation(bgr, orientation)
+    h, w = bgr.shape[:2]
+    W, H = (h0, w0) if orientation in (5, 6, 7, 8) else (w0, h0)
+    return LoadedImage(np.ascontiguousarray(bgr), W / w, W, H, label)
+
+
+def _looks_truncated(data: bytes) -> bool:
+    tail = data[-64:].rstrip(b"\x00\r\n ")
+    return not tail.endswith(b"\xff\xd9")
+
+
+def _decode_with_pil(data: bytes, label: str) -> np.ndarray | None:
+    try:
+        with Image.open(io.BytesIO(data)) as im:
+            im.load()
+            rgb = np.asarray(im.convert("RGB"))
+        return np.ascontiguousarray(rgb[..., ::-1])
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _apply_orientation(img: np.ndarray, o: int) -> np.ndarray:
+    if o == 2:
+        return cv2.flip(img, 1)
+    if o == 3:
+        return cv2.rotate(img, cv2.ROTATE_180)
+    if o == 4:
+        return cv2.flip(img, 0)
+    if o == 5:
+        return cv2.flip(cv2.rotate(img, cv2.ROTATE_90_CLOCKWISE), 1)
+    if o == 6:
+        return cv2.rotate(img, cv2.ROTATE_90_CLOCKWISE)
+    if o == 7:
+        return cv2.flip(cv2.rotate(img, cv2.ROTATE_90_COUNTERCLOCKWISE), 1)
+    if o == 8:
+        return cv2.rotate(img, cv2.ROTATE_90_COUNTERCLOCKWISE)
+    return img

@@ -1,0 +1,114 @@
+"""Run exported YOLO models with onnxruntime and our own pre/post-processing.
+
+Ultralytics' predictor needs torchvision, which has no working CPU build here, and we
+want run-time installs without torch at all; so letterboxing, decoding and NMS live
+here in NumPy/OpenCV.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+
+
+class ModelError(RuntimeError):
+    """The model file is missing or unusable; the message says which and why."""
+
+
+def make_session(path: str | Path, threads: int | None = None):
+    import onnxruntime as ort
+
+    p = Path(path)
+    if not p.exists():
+        raise ModelError(f"model file not found: {p}")
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads or min(2, os.cpu_count() or 1)
+    opts.inter_op_num_threads = 1
+    opts.log_severity_level = 3
+    try:
+        return ort.InferenceSession(str(p), sess_options=opts, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # noqa: BLE001 - onnxruntime raises many types for a bad file
+        raise ModelError(f"cannot load model {p}: {exc}") from None
+
+
+def input_size(session) -> tuple[int, int]:
+    """(w, h) the model expects: from the input shape, or Ultralytics' metadata when dynamic."""
+    shape = session.get_inputs()[0].shape
+    if isinstance(shape[2], int) and isinstance(shape[3], int):
+        return int(shape[3]), int(shape[2])
+    meta = session.get_modelmeta().custom_metadata_map
+    h, w = (int(v) for v in meta.get("imgsz", "[640, 640]").strip("[]").split(","))
+    return w, h
+
+
+@dataclass
+class Letterbox:
+    scale: float
+    pad_x: float
+    pad_y: float
+
+    def to_source(self, xy: np.ndarray) -> np.ndarray:
+        return (xy - [self.pad_x, self.pad_y]) / self.scale
+
+
+def letterbox(img: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, Letterbox]:
+    """Fit `img` into size (w, h) keeping aspect, centred on grey, as Ultralytics trains."""
+    h, w = img.shape[:2]
+    tw, th = size
+    s = min(tw / w, th / h)
+    nw, nh = max(1, round(w * s)), max(1, round(h * s))
+    interp = cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR
+    resized = cv2.resize(img, (nw, nh), interpolation=interp) if (nw, nh) != (w, h) else img
+    px, py = (tw - nw) / 2, (th - nh) / 2
+    top, left = int(round(py - 0.1)), int(round(px - 0.1))
+    out = np.full((th, tw, 3), 114, np.uint8)
+    out[top:top + nh, left:left + nw] = resized
+    return out, Letterbox(s, left, top)
+
+
+def to_blob(batch: list[np.ndarray]) -> np.ndarray:
+    """BGR uint8 HWC images -> float32 NCHW RGB in [0, 1]."""
+    arr = np.stack(batch)[..., ::-1].transpose(0, 3, 1, 2)
+    return np.ascontiguousarray(arr, dtype=np.float32) / 255.0
+
+
+def nms_axis(boxes: np.ndarray, scores: np.ndarray, iou: float) -> np.ndarray:
+    """Plain NMS on xyxy boxes; returns kept indices, best first."""
+    order = scores.argsort()[::-1]
+    x1, y1, x2, y2 = boxes.T
+    areas = np.maximum(0, x2 - x1) * np.maximum(0, y2 - y1)
+    keep = []
+    while order.size:
+        i = order[0]
+        keep.append(i)
+        rest = order[1:]
+        w = np.maximum(0, np.minimum(x2[i], x2[rest]) - np.maximum(x1[i], x1[rest]))
+        h = np.maximum(0, np.minimum(y2[i], y2[rest]) - np.maximum(y1[i], y1[rest]))
+        inter = w * h
+        order = rest[inter / (areas[i] + areas[rest] - inter + 1e-9) <= iou]
+    return np.array(keep, np.int64)
+
+
+def obb_polygon(cx: float, cy: float, w: float, h: float, r: float) -> np.ndarray:
+    return cv2.boxPoints(((float(cx), float(cy)), (float(w), float(h)), float(np.degrees(r)))).astype(np.float32)
+
+
+def polygon_iou(p: np.ndarray, q: np.ndarray) -> float:
+    inter, _ = cv2.intersectConvexConvex(p, q)
+    a, b = abs(cv2.contourArea(p)), abs(cv2.contourArea(q))
+    return float(inter) / (a + b - float(inter) + 1e-9)
+
+
+def nms_rotated(polys: list[np.ndarray], scores: np.ndarray, iou: float) -> list[int]:
+    """Exact polygon-IoU NMS for oriented boxes (few boxes survive the score filter)."""
+    order = list(np.argsort(-scores))
+    keep: list[int] = []
+    for i in order:
+        if all(polygon_iou(polys[i], polys[k]) <= iou for k in keep):
+            keep.append(int(i))
+    return keep

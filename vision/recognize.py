@@ -1,0 +1,68 @@
+"""Photo -> dominoes with pip values: the one function the CLI, the API and the tracker call."""
+from __future__ import annotations
+
+import os
+import time
+from functools import lru_cache
+from pathlib import Path
+
+
+from .correct import apply_rules, infer_set_max
+from .detector import CLASS_BACK, TileDetector
+from .imageio import LoadedImage, load_image
+from .pipreader import PipReader
+from .types import Recognition, TileDetection
+
+REPO_MODELS = Path(__file__).resolve().parents[1] / "models"
+DETECTOR_FILE = "tile_detector.onnx"
+PIPS_FILE = "pip_detector.onnx"
+
+
+def models_dir() -> Path:
+    return Path(os.environ.get("CHICKENFOOT_MODELS", REPO_MODELS))
+
+
+class Recognizer:
+    def __init__(self, model_dir: str | Path | None = None, detector_conf: float = 0.4, pip_conf: float = 0.5,
+                 threads: int | None = None):
+        d = Path(model_dir) if model_dir else models_dir()
+        if d.is_file():  # --model may name the detector file itself
+            det_path, d = d, d.parent
+        else:
+            det_path = d / DETECTOR_FILE
+        self.detector = TileDetector(det_path, conf=detector_conf, threads=threads)
+        self.pips = PipReader(d / PIPS_FILE, conf=pip_conf, threads=threads)
+
+    def recognize_loaded(self, img: LoadedImage, set_max: int | None = None) -> Recognition:
+        t0 = time.perf_counter()
+        boxes = self.detector.detect(img.bgr)
+        up, down = [], []
+        for b in boxes:
+            (down if b.cls == CLASS_BACK else up).append(b)
+        readings = self.pips.read(img.bgr, [b.corners for b in up])
+        tiles = [TileDetection(i, b.corners * img.scale, b.score) for i, b in enumerate(up)]
+        for t, r in zip(tiles, readings):
+            t.pip_points = [(x, y, c, h) for x, y, c, h in r.points]
+        raw_max = max((max(r.pips) for r in readings), default=0)
+        smax = set_max or infer_set_max([raw_max])
+        warnings = apply_rules(tiles, readings, smax, self.pips.conf)
+        faces_down = [TileDetection(len(tiles) + i, b.corners * img.scale, b.score, face_down=True)
+                      for i, b in enumerate(down)]
+        return Recognition(img.source, img.width, img.height, tiles, faces_down, smax,
+                           time.perf_counter() - t0, warnings)
+
+    def recognize(self, src: str | Path | bytes, set_max: int | None = None, name: str | None = None) -> Recognition:
+        return self.recognize_loaded(load_image(src, name=name), set_max)
+
+
+@lru_cache(maxsize=4)
+def get_recognizer(model_dir: str | None = None) -> Recognizer:
+    """One loaded model per process: sessions take ~100 ms to build."""
+    return Recognizer(model_dir)
+
+
+def tile_identities(rec: Recognition) -> list[tuple[int, int]]:
+    return sorted((min(t.pips), max(t.pips)) for t in rec.tiles if t.pips is not None)
+
+
+__all__ = ["Recognizer", "get_recognizer", "tile_identities"]
