@@ -11,6 +11,7 @@ from .audit import (
     Violation,
     audit_layout,
     layout_from_board,
+    layout_from_round,
 )
 from .board import Board, BoardNode, OpenEnd, Placement
 from .deal import Deal, GameConfig, check_deal_possible, make_deal
@@ -52,7 +53,7 @@ __all__ = [
     "RoundResult", "RoundState", "SUPPORTED_SETS", "ScoreSheet", "SimulationResult", "SpinnerArmsUnfinished",
     "Standing", "Tile", "TileNotInBoneyard", "TileNotInHand", "TileNotInSet", "TurnError", "Violation",
     "audit_layout", "check_deal_possible", "doubles", "dumps_record", "full_set", "hand_score",
-    "layout_from_board", "load_record", "make_deal", "random_game", "random_round", "random_step",
+    "layout_from_board", "layout_from_round", "load_record", "make_deal", "random_game", "random_round", "random_step",
     "rank_players", "round_scores", "save_record", "set_pip_total", "simulate", "table_hand_size",
     "tile_count", "tile_score",
 ]

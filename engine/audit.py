@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .board import Board
 from .errors import plural
 from .rules import CHICKIE_TOES, HouseRules
+
+if TYPE_CHECKING:
+    from .round import RoundState
 
 # --- the contract with the vision side (keep these names) ------------------------
 
@@ -212,10 +215,10 @@ def audit_layout(layout: Layout, set_max: int, rules: HouseRules, round_double: 
             i, v = bad[0]
             flag("bad_edge", f"{_name(tiles[i])} has no {v} end to touch with", [e.from_id, e.to_id])
             continue
-        key = frozenset({(e.from_id, e.from_pips), (e.to_id, e.to_pips)})
-        if key in seen_edges:
+        contact = frozenset({(e.from_id, e.from_pips), (e.to_id, e.to_pips)})
+        if contact in seen_edges:
             continue
-        seen_edges.add(key)
+        seen_edges.add(contact)
         if e.from_pips != e.to_pips:
             flag(
                 "ends_do_not_match",
@@ -462,6 +465,11 @@ def _infer_spinner(
 
 
 # --- building layouts -----------------------------------------------------------------
+
+
+def layout_from_round(state: "RoundState") -> Layout:
+    """The board of a round as the camera would hand it over."""
+    return layout_from_board(state.board)
 
 
 def layout_from_board(board: Board) -> Layout:

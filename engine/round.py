@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from .board import SLOT_STRIDE, Board, OpenEnd, Placement
 from .deal import Deal, GameConfig, make_deal
@@ -128,9 +128,9 @@ class RoundState:
 
         starter: int | None = None
         if rules.first_round_draw and round_index == 0:
-            self.start_draw = deal.start_draw or self._peek_start_draw()
+            drawn = self.start_draw = deal.start_draw or self._peek_start_draw()
             # Highest tile starts: most pips, then the higher end (which makes the order total).
-            starter = max(range(n), key=lambda p: (self.start_draw[p].pips, self.start_draw[p].high, -p))
+            starter = max(range(n), key=lambda p: (drawn[p].pips, drawn[p].high, -p))
         spinner, holder = self._find_spinner(starter if starter is not None else deal.first_seat)
         self._hands[holder].remove(spinner)
         self.board.place_spinner(spinner, holder)
@@ -160,6 +160,7 @@ class RoundState:
     def _find_spinner(self, first_drawer: int) -> tuple[Tile, int]:
         target = self.round_double
         hands = self._hands
+        fits: Callable[[Tile], bool]
         if self.rules.start_double == "required":
             wanted = Tile(target, target)
             for p, hand in enumerate(hands):
