@@ -1,0 +1,71 @@
+"""`chickenfoot score`: every image gets an answer or a one-line error, never a traceback."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.synth.scene import render_hand
+
+REPO = Path(__file__).resolve().parents[1]
+CLI = [sys.executable, "-c", "from service.cli import main; raise SystemExit(main())"]
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([*CLI, *args], cwd=REPO, capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def photo(tmp_path_factory) -> Path:
+    p = tmp_path_factory.mktemp("photos") / "hand.jpg"
+    cv2.imwrite(str(p), render_hand(np.random.default_rng(3), (1280, 960), set_max=12, n=6).image)
+    return p
+
+
+def test_bad_files_get_one_line_errors_and_good_ones_are_still_scored(tmp_path, photo):
+    empty = tmp_path / "empty.jpg"
+    empty.write_bytes(b"")
+    text = tmp_path / "notes.png"
+    text.write_text("not a picture")
+    data = photo.read_bytes()
+    cut = tmp_path / "cut.jpg"
+    cut.write_bytes(data[: len(data) // 3])
+    proc = _run("score", "--json", str(empty), str(text), str(cut), str(photo), str(tmp_path / "missing.jpg"))
+    assert "Traceback" not in proc.stderr
+    assert proc.returncode == 0
+    rows = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [r["image"] for r in rows] == [str(empty), str(text), str(cut), str(photo), str(tmp_path / "missing.jpg")]
+    errors = [r for r in rows if "error" in r]
+    assert len(errors) == 4
+    good = rows[3]
+    assert set(good) >= {"image", "tiles", "face_down", "total", "score"}
+    assert good["total"] == sum(sum(t["pips"]) for t in good["tiles"])
+    for t in good["tiles"]:
+        assert set(t) >= {"pips", "corners", "confidence"} and len(t["corners"]) == 4
+    assert len(proc.stderr.strip().splitlines()) == 4
+
+
+def test_all_images_unreadable_exits_nonzero(tmp_path):
+    bad = tmp_path / "x.jpg"
+    bad.write_text("nope")
+    proc = _run("score", str(bad))
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    assert "not an image" in proc.stderr
+
+
+def test_annotate_writes_a_png_per_image(tmp_path, photo):
+    out = tmp_path / "ann"
+    proc = _run("score", str(photo), "--annotate", str(out))
+    assert proc.returncode == 0, proc.stderr
+    pngs = list(out.glob("*.png"))
+    assert len(pngs) == 1 and cv2.imread(str(pngs[0])) is not None
+
+
+def test_missing_model_is_a_clear_error(tmp_path, photo):
+    proc = _run("score", str(photo), "--model", str(tmp_path / "nothing.onnx"))
+    assert proc.returncode == 2 and "model file not found" in proc.stderr and "Traceback" not in proc.stderr
