@@ -51,16 +51,24 @@ class Tile:
     # Equality and hashing are object identity (inherited from `object`, so they run
     # in C): interning makes identity and value equality the same thing.
 
-    def __lt__(self, other: "Tile") -> bool:
+    def __lt__(self, other: object) -> bool:
+        if not isinstance(other, Tile):
+            return NotImplemented
         return (self.high, self.low) < (other.high, other.low)
 
-    def __le__(self, other: "Tile") -> bool:
+    def __le__(self, other: object) -> bool:
+        if not isinstance(other, Tile):
+            return NotImplemented
         return (self.high, self.low) <= (other.high, other.low)
 
-    def __gt__(self, other: "Tile") -> bool:
+    def __gt__(self, other: object) -> bool:
+        if not isinstance(other, Tile):
+            return NotImplemented
         return (self.high, self.low) > (other.high, other.low)
 
-    def __ge__(self, other: "Tile") -> bool:
+    def __ge__(self, other: object) -> bool:
+        if not isinstance(other, Tile):
+            return NotImplemented
         return (self.high, self.low) >= (other.high, other.low)
 
     def __iter__(self) -> Iterator[int]:
