@@ -1,0 +1,478 @@
+"""Stored games: one SQLite file, migrated in place, durable before we answer.
+
+Why SQLite in WAL mode with synchronous=FULL, and a transaction per request that
+commits before the HTTP answer is sent: a round the players saw acknowledged must
+survive the laptop's lid closing, the server being killed, or the power going.
+
+What is stored is what people said or what the camera read, never a derived
+number: a round keeps each player's typed points, typed tiles or the photo the
+tiles were read from; a photo keeps what the recognizer read and, separately,
+every correction made by hand. Scores and the sheet are recomputed from those on
+every read, so a corrected tile changes the score everywhere at once and the
+original reading is still there to argue about.
+
+This module knows SQLite and the rules engine, not HTTP: it raises `NotFound`,
+`Conflict` and `Invalid`, which the routers turn into status codes.
+"""
+from __future__ import annotations
+
+import json
+import secrets
+import sqlite3
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+from engine import ConfigError, GameConfig, HouseRules, ScoreSheet, Tile, hand_score
+from engine.game import RECORD_FORMAT, RECORD_VERSION
+
+MAX_NAME_LENGTH = 40
+
+# Each entry moves the schema one version up; PRAGMA user_version says how many ran.
+# Never edit a migration that has shipped: add a new one.
+MIGRATIONS: tuple[str, ...] = (
+    """
+    CREATE TABLE games (
+        id          TEXT PRIMARY KEY,
+        created_at  TEXT NOT NULL,
+        players     TEXT NOT NULL,      -- JSON list of names, in seat order
+        set_max     INTEGER NOT NULL,
+        rules       TEXT NOT NULL       -- HouseRules as JSON
+    );
+    CREATE TABLE hands (
+        id          TEXT PRIMARY KEY,
+        game_id     TEXT REFERENCES games(id),
+        created_at  TEXT NOT NULL,
+        image       TEXT NOT NULL,      -- the upload's name, for people
+        width       INTEGER NOT NULL,
+        height      INTEGER NOT NULL,
+        set_max     INTEGER NOT NULL,
+        rules       TEXT NOT NULL,
+        tiles       TEXT NOT NULL,      -- JSON: the tiles as the recognizer read them
+        face_down   INTEGER NOT NULL,
+        warnings    TEXT NOT NULL
+    );
+    CREATE INDEX hands_game ON hands(game_id);
+    CREATE TABLE corrections (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        hand_id     TEXT NOT NULL REFERENCES hands(id),
+        tile_id     INTEGER NOT NULL,
+        pips        TEXT,               -- JSON [a, b], or NULL for "this is not a tile"
+        made_at     TEXT NOT NULL
+    );
+    CREATE INDEX corrections_hand ON corrections(hand_id);
+    CREATE TABLE rounds (
+        game_id     TEXT NOT NULL REFERENCES games(id),
+        idx         INTEGER NOT NULL,
+        recorded_at TEXT NOT NULL,
+        entries     TEXT NOT NULL,      -- JSON: one {"points"|"tiles"|"hand_id": ...} per seat
+        PRIMARY KEY (game_id, idx)
+    );
+    """,
+)
+
+
+class StoreError(Exception):
+    """Base of the errors the store raises for its callers to show."""
+
+    code = "store_error"
+
+
+class NotFound(StoreError):
+    code = "not_found"
+
+
+class Conflict(StoreError):
+    code = "conflict"
+
+
+class Invalid(StoreError):
+    code = "invalid"
+
+
+class StoreOpenError(StoreError):
+    """The database file cannot be used (not SQLite, newer schema, unwritable)."""
+
+    code = "database_unusable"
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def _new_id() -> str:
+    return secrets.token_hex(6)
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    id: str
+    created_at: str
+    players: list[str]
+    config: GameConfig
+
+    @property
+    def rules(self) -> HouseRules:
+        return self.config.rules
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "created_at": self.created_at, "players": list(self.players),
+            "set": self.config.set_max, "house_rules": self.rules.to_dict(),
+            "rules_summary": self.rules.describe(), "rounds_in_game": self.config.rounds,
+        }
+
+
+class GameStore:
+    """All reads and writes of stored games and hand photos."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self._connect() as conn:
+                self._migrate(conn)
+        except sqlite3.DatabaseError as exc:
+            raise StoreOpenError(f"{self.path}: cannot use this file as the games database ({exc})") from None
+        except OSError as exc:
+            raise StoreOpenError(f"{self.path}: {exc.strerror or exc}") from None
+
+    # -- plumbing -----------------------------------------------------------
+
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        # A connection per operation: cheap for SQLite, and safe from any thread.
+        conn = sqlite3.connect(self.path, timeout=15, isolation_level=None)
+        try:
+            conn.row_factory = sqlite3.Row
+            conn.execute("PRAGMA foreign_keys = ON")
+            conn.execute("PRAGMA synchronous = FULL")
+            yield conn
+        finally:
+            conn.close()
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; it is committed (and on disk) when the block ends."""
+        with self._connect() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def _migrate(self, conn: sqlite3.Connection) -> None:
+        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if str(mode).lower() != "wal":
+            raise StoreOpenError(f"{self.path}: cannot switch the database to WAL mode (got {mode})")
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > len(MIGRATIONS):
+            raise StoreOpenError(
+                f"{self.path}: written by a newer chickenfoot (schema {version}, this one knows {len(MIGRATIONS)})"
+            )
+        for number in range(version, len(MIGRATIONS)):
+            # The whole step and its version bump commit together, or not at all.
+            conn.executescript(
+                f"BEGIN IMMEDIATE;\n{MIGRATIONS[number]}\nPRAGMA user_version = {number + 1};\nCOMMIT;"
+            )
+
+    def schema_version(self) -> int:
+        with self._connect() as conn:
+            return conn.execute("PRAGMA user_version").fetchone()[0]
+
+    # -- games --------------------------------------------------------------
+
+    def create_game(self, players: Sequence[str], set_max: int, rules: HouseRules) -> StoredGame:
+        names = _clean_names(players)
+        try:
+            config = GameConfig(len(names), set_max, rules)
+        except ConfigError as exc:
+            raise Invalid(str(exc)) from None
+        game = StoredGame(_new_id(), _now(), names, config)
+        with self._write() as conn:
+            conn.execute(
+                "INSERT INTO games (id, created_at, players, set_max, rules) VALUES (?, ?, ?, ?, ?)",
+                (game.id, game.created_at, json.dumps(names), set_max, rules.to_json()),
+            )
+        return game
+
+    def list_games(self) -> list[StoredGame]:
+        with self._connect() as conn:
+            rows = conn.execute("SELECT * FROM games ORDER BY created_at DESC").fetchall()
+        return [_game_from_row(r) for r in rows]
+
+    def get_game(self, game_id: str, conn: sqlite3.Connection | None = None) -> StoredGame:
+        if conn is None:
+            with self._connect() as c:
+                return self.get_game(game_id, c)
+        row = conn.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            raise NotFound(f"no game with id {game_id!r}")
+        return _game_from_row(row)
+
+    # -- hand photos --------------------------------------------------------
+
+    def add_hand(self, report: dict[str, Any], width: int, height: int, game_id: str | None = None) -> str:
+        """Keep what was read from a hand photo (`vision.report.hand_report`) so it can be corrected."""
+        hand_id = _new_id()
+        with self._write() as conn:
+            if game_id is not None:
+                self.get_game(game_id, conn)
+            conn.execute(
+                "INSERT INTO hands (id, game_id, created_at, image, width, height, set_max, rules, tiles,"
+                " face_down, warnings) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (hand_id, game_id, _now(), str(report["image"])[:200], width, height, int(report["set"]),
+                 json.dumps(report["house_rules"]), json.dumps(report["tiles"]), int(report["face_down"]),
+                 json.dumps(report["warnings"])),
+            )
+        return hand_id
+
+    def get_hand(self, hand_id: str, conn: sqlite3.Connection | None = None) -> dict[str, Any]:
+        """The hand as it stands now: the reading with every correction applied, and its score."""
+        if conn is None:
+            with self._connect() as c:
+                return self.get_hand(hand_id, c)
+        row = conn.execute("SELECT * FROM hands WHERE id = ?", (hand_id,)).fetchone()
+        if row is None:
+            raise NotFound(f"no hand photo with id {hand_id!r}")
+        corrections = conn.execute(
+            "SELECT tile_id, pips, made_at FROM corrections WHERE hand_id = ? ORDER BY id", (hand_id,)
+        ).fetchall()
+        return _hand_view(row, corrections)
+
+    def correct_tile(self, hand_id: str, tile_id: int, pips: Sequence[int] | None) -> dict[str, Any]:
+        """Store a person's reading of one tile (None: it is not a tile at all) and rescore."""
+        with self._write() as conn:
+            hand = self.get_hand(hand_id, conn)
+            if tile_id not in {t["id"] for t in hand["tiles"]}:
+                raise NotFound(f"hand {hand_id} has no tile {tile_id}")
+            value = None
+            if pips is not None:
+                _parse_tile(pips, hand["set"])
+                value = json.dumps([int(pips[0]), int(pips[1])])  # kept in end order, as read
+            conn.execute(
+                "INSERT INTO corrections (hand_id, tile_id, pips, made_at) VALUES (?, ?, ?, ?)",
+                (hand_id, tile_id, value, _now()),
+            )
+            return self.get_hand(hand_id, conn)
+
+    # -- rounds and the sheet -------------------------------------------------
+
+    def record_round(self, game_id: str, entries: Sequence[Any], index: int | None = None) -> dict[str, Any]:
+        """Add the next round; `index`, when given, makes a retried request harmless.
+
+        Sending the same round again with the same index returns the stored one
+        instead of adding a copy (a phone on poor Wi-Fi retries); a different round
+        under a taken index is a conflict.
+        """
+        with self._write() as conn:
+            game = self.get_game(game_id, conn)
+            normal = self._normalise_entries(conn, game, entries)
+            count = conn.execute("SELECT COUNT(*) FROM rounds WHERE game_id = ?", (game_id,)).fetchone()[0]
+            if index is not None and index != count:
+                if 0 <= index < count:
+                    stored = conn.execute(
+                        "SELECT entries FROM rounds WHERE game_id = ? AND idx = ?", (game_id, index)
+                    ).fetchone()
+                    if json.loads(stored["entries"]) == normal:
+                        return {"index": index, "replayed": True, "sheet": self._sheet(conn, game)}
+                    raise Conflict(f"round {index} is already recorded with other scores")
+                raise Conflict(f"the next round of this game is round {count}, not {index}")
+            if count >= game.config.rounds:
+                raise Conflict(f"the game is over: all {game.config.rounds} rounds are recorded")
+            conn.execute(
+                "INSERT INTO rounds (game_id, idx, recorded_at, entries) VALUES (?, ?, ?, ?)",
+                (game_id, count, _now(), json.dumps(normal)),
+            )
+            for entry in normal:
+                if "hand_id" in entry:
+                    conn.execute("UPDATE hands SET game_id = ? WHERE id = ?", (game_id, entry["hand_id"]))
+            return {"index": count, "replayed": False, "sheet": self._sheet(conn, game)}
+
+    def sheet(self, game_id: str) -> dict[str, Any]:
+        with self._connect() as conn:
+            return self._sheet(conn, self.get_game(game_id, conn))
+
+    def export_record(self, game_id: str) -> dict[str, Any]:
+        """The game in the engine's record format.
+
+        The service sees only what is left in each hand at the end of a round, not
+        the turns, so "rounds" (deals and turns) stays empty and the record
+        replays as a game not yet played; the score sheet and how each round was
+        counted (typed points, typed tiles, or photo with corrections) go in
+        "scores" and "score_rounds".
+        """
+        with self._connect() as conn:
+            game = self.get_game(game_id, conn)
+            sheet = self._sheet(conn, game)
+        return {
+            "format": RECORD_FORMAT,
+            "version": RECORD_VERSION,
+            "players": game.config.players,
+            "set": game.config.set_max,
+            "rules": game.rules.to_dict(),
+            "player_names": list(game.players),
+            "rounds": [],
+            "scores": {k: sheet[k] for k in ("players", "rounds", "totals", "standings", "rules", "rules_summary")},
+            "score_rounds": sheet["round_details"],
+            "game_id": game.id,
+            "created_at": game.created_at,
+        }
+
+    # -- internals ------------------------------------------------------------
+
+    def _normalise_entries(self, conn: sqlite3.Connection, game: StoredGame,
+                           entries: Sequence[Any]) -> list[dict[str, Any]]:
+        if not isinstance(entries, (list, tuple)):
+            raise Invalid("\"hands\" must be a list with one entry per player")
+        if len(entries) != game.config.players:
+            raise Invalid(f"this game has {game.config.players} players; got {len(entries)} hands")
+        out: list[dict[str, Any]] = []
+        seen_hands: set[str] = set()
+        for seat, entry in enumerate(entries):
+            who = f"player {seat + 1} ({game.players[seat]})"
+            if isinstance(entry, bool) or not isinstance(entry, (int, dict)):
+                raise Invalid(f"{who}: give {{\"points\": n}}, {{\"tiles\": [\"6-4\", ...]}} or {{\"hand_id\": id}}")
+            if isinstance(entry, int):
+                entry = {"points": entry}
+            keys = set(entry) & {"points", "tiles", "hand_id"}
+            if len(keys) != 1 or set(entry) - keys:
+                raise Invalid(f"{who}: give exactly one of \"points\", \"tiles\" or \"hand_id\"")
+            if "points" in entry:
+                p = entry["points"]
+                if isinstance(p, bool) or not isinstance(p, int) or not 0 <= p <= 10_000:
+                    raise Invalid(f"{who}: points must be a whole number from 0 to 10000, got {p!r}")
+                out.append({"points": p})
+            elif "tiles" in entry:
+                tiles = entry["tiles"]
+                if not isinstance(tiles, list) or len(tiles) > 200:
+                    raise Invalid(f"{who}: tiles must be a list like [\"6-4\", \"0-0\"]")
+                try:
+                    parsed = [_parse_tile(t, game.config.set_max) for t in tiles]
+                except Invalid as exc:
+                    raise Invalid(f"{who}: {exc}") from None
+                out.append({"tiles": [str(t) for t in parsed]})
+            else:
+                hand_id = entry["hand_id"]
+                if not isinstance(hand_id, str):
+                    raise Invalid(f"{who}: hand_id must be a string")
+                row = conn.execute("SELECT game_id FROM hands WHERE id = ?", (hand_id,)).fetchone()
+                if row is None:
+                    raise Invalid(f"{who}: no hand photo with id {hand_id!r}")
+                if row["game_id"] not in (None, game.id):
+                    raise Invalid(f"{who}: hand photo {hand_id} belongs to another game")
+                used = conn.execute(
+                    "SELECT idx FROM rounds, json_each(rounds.entries) AS e"
+                    " WHERE rounds.game_id = ? AND json_extract(e.value, '$.hand_id') = ?",
+                    (game.id, hand_id),
+                ).fetchone()
+                if used is not None or hand_id in seen_hands:
+                    where = f"round {used['idx']}" if used is not None else "this round"
+                    raise Invalid(f"{who}: hand photo {hand_id} is already counted in {where}")
+                seen_hands.add(hand_id)
+                out.append({"hand_id": hand_id})
+        return out
+
+    def _sheet(self, conn: sqlite3.Connection, game: StoredGame) -> dict[str, Any]:
+        rules = game.rules
+        sheet = ScoreSheet(game.config.players, rules)
+        details = []
+        for row in conn.execute("SELECT * FROM rounds WHERE game_id = ? ORDER BY idx", (game.id,)):
+            counted = []
+            for entry in json.loads(row["entries"]):
+                if "points" in entry:
+                    counted.append({"source": "typed points", "points": entry["points"]})
+                elif "tiles" in entry:
+                    tiles = [Tile.parse(t) for t in entry["tiles"]]
+                    counted.append({"source": "typed tiles", "tiles": entry["tiles"],
+                                    "points": hand_score(tiles, rules)})
+                else:
+                    hand = self.get_hand(entry["hand_id"], conn)
+                    tiles = [Tile(*t["pips"]) for t in hand["tiles"] if t["pips"] is not None]
+                    counted.append({"source": "photo", "hand_id": hand["hand_id"],
+                                    "tiles": [str(t) for t in tiles], "points": hand_score(tiles, rules),
+                                    "corrections": len(hand["corrections"])})
+            scores = _curve([c["points"] for c in counted], rules)
+            double = game.config.round_double(row["idx"])
+            sheet.add_round(double, scores)
+            details.append({"index": row["idx"], "double": double, "recorded_at": row["recorded_at"],
+                            "hands": counted, "scores": scores})
+        out = sheet.to_dict()
+        out.update({
+            "game_id": game.id, "player_names": list(game.players), "set": game.config.set_max,
+            "rounds_in_game": game.config.rounds, "complete": len(details) >= game.config.rounds,
+            "next_double": None if len(details) >= game.config.rounds else game.config.round_double(len(details)),
+            "round_details": details,
+        })
+        return out
+
+
+def _curve(raw: list[int], rules: HouseRules) -> list[int]:
+    """Curved scoring, as `engine.round_scores` does it: only when nobody went out.
+
+    A zero hand is taken as having gone out; when one is zero, curving subtracts
+    zero anyway, so typed points and tiles give the same result.
+    """
+    if rules.curved_scoring and raw and min(raw) > 0:
+        low = min(raw)
+        return [r - low for r in raw]
+    return list(raw)
+
+
+def _parse_tile(value: Any, set_max: int) -> Tile:
+    try:
+        tile = Tile.parse(value)
+    except (ValueError, TypeError) as exc:
+        raise Invalid(str(exc)) from None
+    if not tile.in_set(set_max):
+        raise Invalid(f"tile {tile} is not in a double-{set_max} set")
+    return tile
+
+
+def _clean_names(players: Any) -> list[str]:
+    if not isinstance(players, (list, tuple)):
+        raise Invalid("players must be a list of names")
+    names = []
+    for i, name in enumerate(players):
+        if not isinstance(name, str) or not name.strip():
+            raise Invalid(f"player {i + 1}: a name must be a non-empty string")
+        name = " ".join(name.split())
+        if len(name) > MAX_NAME_LENGTH:
+            raise Invalid(f"player {i + 1}: names are at most {MAX_NAME_LENGTH} characters")
+        names.append(name)
+    return names
+
+
+def _game_from_row(row: sqlite3.Row) -> StoredGame:
+    rules = HouseRules.from_json(row["rules"])
+    players = json.loads(row["players"])
+    return StoredGame(row["id"], row["created_at"], players, GameConfig(len(players), row["set_max"], rules))
+
+
+def _hand_view(row: sqlite3.Row, corrections: list[sqlite3.Row]) -> dict[str, Any]:
+    latest: dict[int, Any] = {}
+    for c in corrections:
+        latest[c["tile_id"]] = None if c["pips"] is None else json.loads(c["pips"])
+    rules = HouseRules.from_json(row["rules"])
+    tiles = []
+    for t in json.loads(row["tiles"]):
+        t = dict(t)
+        if t["id"] in latest:
+            t["read_pips"] = t["pips"]
+            t["pips"] = latest[t["id"]]
+            t["corrected"] = True
+        tiles.append(t)
+    counted = [Tile(*t["pips"]) for t in tiles if t["pips"] is not None]
+    return {
+        "hand_id": row["id"], "game_id": row["game_id"], "image": row["image"],
+        "width": row["width"], "height": row["height"], "set": row["set_max"],
+        "tiles": tiles, "face_down": row["face_down"],
+        "total": sum(t.pips for t in counted), "score": hand_score(counted, rules),
+        "house_rules": rules.to_dict(), "warnings": json.loads(row["warnings"]),
+        "corrections": [{"tile_id": c["tile_id"], "pips": None if c["pips"] is None else json.loads(c["pips"]),
+                         "made_at": c["made_at"]} for c in corrections],
+    }

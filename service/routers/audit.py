@@ -1,0 +1,72 @@
+"""POST /api/v1/audit: a photo of the table in, the layout and what breaks the rules out.
+
+The layout reader (`vision.layout`) is built separately; until it is installed
+this endpoint answers 503 "audit not available" rather than failing at import,
+so the rest of the API works without it.
+"""
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import Any
+
+from fastapi import APIRouter, Depends, File, Form, Query, UploadFile
+
+from ..deps import ApiError, RecognitionSlots, get_recognizer, get_slots
+from .common import check_set, jpeg_data_url, parse_rules, read_upload, require_multipart
+
+router = APIRouter(prefix="/api/v1", tags=["audit"])
+
+
+def layout_module() -> ModuleType | None:
+    """`vision.layout` if it is there and offers `audit_photo`, else None."""
+    try:
+        module = importlib.import_module("vision.layout")
+    except ModuleNotFoundError as exc:
+        if exc.name == "vision.layout":
+            return None
+        raise
+    return module if hasattr(module, "audit_photo") else None
+
+
+def require_layout() -> ModuleType:
+    module = layout_module()
+    if module is None:
+        raise ApiError(503, "audit_unavailable",
+                       "audit not available: this installation has no layout reader (vision.layout) yet")
+    return module
+
+
+@router.post("/audit", dependencies=[Depends(require_multipart)])
+def audit_photo(
+    photo: UploadFile = File(..., description="a photo of the table, from above"),
+    house_rules: str | None = Form(None, description="house rules as a JSON object, or a preset name"),
+    set_max: int | None = Form(None, alias="set", description="the set in use; default: inferred"),
+    round_double: int | None = Form(None, description="the double this round started with, if known"),
+    annotate: bool = Query(True, description="include the audit drawn on the photo as a data URL"),
+    layout: ModuleType = Depends(require_layout),
+    recognizer: Any = Depends(get_recognizer),
+    slots: RecognitionSlots = Depends(get_slots),
+) -> dict[str, Any]:
+    """Read the layout: spinner, lines and chickie feet, open ends, rule violations, loose tiles."""
+    from vision.annotate import annotate_recognition
+    from vision.imageio import load_image
+
+    rules = parse_rules(house_rules)
+    set_max = check_set(set_max)
+    if round_double is not None and not 0 <= round_double <= 18:
+        raise ApiError(422, "invalid_round_double", f"round_double must be between 0 and 18, got {round_double}")
+    data, name = read_upload(photo)
+    with slots.hold():
+        img = load_image(data, name=name)
+        del data
+        rec = recognizer.recognize_loaded(img, set_max)
+        result = dict(layout.audit_photo(rec, rec.set_max, rules, round_double))
+        if annotate:
+            draw = getattr(layout, "annotate_audit", None)
+            picture = draw(img, rec, result) if draw is not None else annotate_recognition(img, rec)
+            result["annotated_image"] = jpeg_data_url(picture)
+        del img
+    result.setdefault("image", rec.image)
+    result.update(width=rec.width, height=rec.height, set=rec.set_max, house_rules=rules.to_dict())
+    return result

@@ -1,0 +1,91 @@
+"""Stored games: create one, record each round, read the score sheet, export the record.
+
+A round's hands may be typed points, typed tiles, or a hand photo read by
+POST /api/v1/score (its `hand_id`); see `service.db` for how each is counted.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Depends, Response
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+
+from engine import HouseRules
+
+from ..db import GameStore
+from ..deps import get_store
+
+router = APIRouter(prefix="/api/v1/games", tags=["games"])
+
+
+class NewGame(BaseModel):
+    players: list[str] = Field(..., description="names in seat order, 2 to 10", examples=[["Ann", "Bob", "Cy"]])
+    set: int = Field(9, description="the set: 6, 9, 12, 15 or 18 (double-N)")
+    house_rules: dict[str, Any] | str | None = Field(
+        None, description="house rules as an object (see HouseRules), or a preset name such as \"howto\"",
+    )
+
+
+class NewRound(BaseModel):
+    hands: list[Any] = Field(
+        ..., description="one per player in seat order: {\"points\": 12}, {\"tiles\": [\"6-4\", \"0-0\"]} "
+                         "or {\"hand_id\": \"...\"} from POST /api/v1/score",
+        examples=[[{"points": 12}, {"tiles": ["6-4", "0-0"]}, {"points": 0}]],
+    )
+    index: int | None = Field(
+        None, description="the round's index (0 first); when given, resending the same round is harmless",
+    )
+
+
+def _rules(value: dict[str, Any] | str | None) -> HouseRules:
+    if value is None:
+        return HouseRules()
+    if isinstance(value, str):
+        return HouseRules.preset(value)
+    return HouseRules.from_dict(value)
+
+
+@router.post("", status_code=201)
+def create_game(body: NewGame, store: GameStore = Depends(get_store)) -> dict[str, Any]:
+    """Start a game: players, the set and the house rules are fixed from here on."""
+    game = store.create_game(body.players, body.set, _rules(body.house_rules))
+    return {**game.summary(), "sheet": store.sheet(game.id)}
+
+
+@router.get("")
+def list_games(store: GameStore = Depends(get_store)) -> dict[str, Any]:
+    """Every stored game, newest first."""
+    return {"games": [g.summary() for g in store.list_games()]}
+
+
+@router.get("/{game_id}")
+def get_game(game_id: str, store: GameStore = Depends(get_store)) -> dict[str, Any]:
+    game = store.get_game(game_id)
+    return {**game.summary(), "sheet": store.sheet(game_id)}
+
+
+@router.post("/{game_id}/rounds", status_code=201)
+def record_round(game_id: str, body: NewRound, response: Response,
+                 store: GameStore = Depends(get_store)) -> dict[str, Any]:
+    """Record the next round; answered only once it is safely on disk."""
+    result = store.record_round(game_id, body.hands, body.index)
+    if result["replayed"]:
+        response.status_code = 200
+    return result
+
+
+@router.get("/{game_id}/sheet")
+def score_sheet(game_id: str, store: GameStore = Depends(get_store)) -> dict[str, Any]:
+    """Rounds, totals, standings, and the house rules they were counted by."""
+    return store.sheet(game_id)
+
+
+@router.get("/{game_id}/record")
+def export_record(game_id: str, store: GameStore = Depends(get_store)) -> JSONResponse:
+    """The game record (engine format) as a file to keep."""
+    record = store.export_record(game_id)
+    return JSONResponse(
+        record,
+        headers={"Content-Disposition": f'attachment; filename="chickenfoot-{game_id}.json"'},
+    )

@@ -1,0 +1,279 @@
+"""WebSocket /api/v1/live: camera frames in, overlays and game events out.
+
+Protocol (one JSON object per text message from the server):
+
+- the client sends frames as binary messages (JPEG or PNG bytes) or as text
+  `{"type": "frame", "image": "<base64 or data: URL>"}`; `{"type": "ping"}` is
+  answered with `{"type": "pong"}`;
+- every frame gets exactly one answer: `overlay` (tile outlines, in the frame's
+  pixels), `skipped` (arrived sooner than `min_interval` after the last frame
+  read) or `error` (not an image, too large...). A browser sends its next frame
+  when the answer to the last one arrives, so a slow laptop never builds a queue;
+- `event` messages follow an overlay when the tracker has something to say:
+  `tracking_started`, `board_changed` (tiles added/removed), `violation`.
+
+Bad messages are answered with an error and the connection stays open; a client
+that vanishes mid-message or mid-frame just ends its own connection.
+
+The tracker is pluggable: `app.state.tracker_factory(LiveOptions)` makes one per
+connection, with `feed(LoadedImage) -> list[dict]` and `close()`. The one here
+reads each frame with the recognizer; the webcam tracker from `vision` replaces
+it without touching this protocol.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import logging
+import time
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from fastapi import APIRouter, WebSocket
+from starlette.concurrency import run_in_threadpool
+from starlette.websockets import WebSocketDisconnect, WebSocketState
+
+from engine import HouseRules, HouseRulesError, Tile
+
+from ..db import NotFound
+from ..deps import ApiError, Settings
+from .common import check_set, parse_rules
+
+log = logging.getLogger("chickenfoot.live")
+router = APIRouter(prefix="/api/v1", tags=["live"])
+
+MAX_CONSECUTIVE_ERRORS = 50
+"""A client sending nothing but garbage this long is cut off; one bad frame never is."""
+
+
+@dataclass(frozen=True)
+class LiveOptions:
+    """What a tracker knows about the game it watches."""
+
+    set_max: int | None
+    rules: HouseRules
+    game_id: str | None
+    model_dir: str | None
+    round_double: int | None = None
+
+
+class Tracker(Protocol):
+    def feed(self, image: Any) -> list[dict[str, Any]]:
+        """Read one frame (`vision.imageio.LoadedImage`); return the messages to send, overlay first."""
+
+    def close(self) -> None:
+        """The connection is gone; free what the tracker holds."""
+
+
+class RecognizerTracker:
+    """Stand-in tracker: recognizes each frame it is given and reports when the tiles change.
+
+    A change counts once the new set of tiles has been seen in `stable_frames`
+    frames in a row, so one blurred frame does not announce a phantom play.
+    """
+
+    def __init__(self, options: LiveOptions, stable_frames: int = 2) -> None:
+        self.options = options
+        self.stable_frames = stable_frames
+        self.frames = 0
+        self._board: Counter[str] | None = None
+        self._candidate: Counter[str] | None = None
+        self._candidate_count = 0
+        self._reported: set[str] = set()
+
+    def feed(self, image: Any) -> list[dict[str, Any]]:
+        from vision.recognize import get_recognizer
+
+        self.frames += 1
+        rec = get_recognizer(self.options.model_dir).recognize_loaded(image, self.options.set_max)
+        out: list[dict[str, Any]] = [{
+            "type": "overlay", "frame": self.frames, "width": rec.width, "height": rec.height,
+            "tiles": [t.to_dict() for t in rec.tiles], "face_down": [t.to_dict() for t in rec.face_down],
+            "total": rec.total, "seconds": round(rec.seconds, 3),
+        }]
+        seen: Counter[str] = Counter(str(Tile(*t.pips)) for t in rec.tiles if t.pips is not None)
+        if self._board is None:
+            self._board = seen
+            out.append(_event("tracking_started", self.frames,
+                              f"watching: {sum(seen.values())} face-up tiles in view", tiles=sorted(seen.elements())))
+            return out
+        if seen == self._board:
+            self._candidate, self._candidate_count = None, 0
+            return out
+        if seen == self._candidate:
+            self._candidate_count += 1
+        else:
+            self._candidate, self._candidate_count = seen, 1
+        if self._candidate_count >= self.stable_frames:
+            added = sorted((seen - self._board).elements())
+            removed = sorted((self._board - seen).elements())
+            self._board, self._candidate, self._candidate_count = seen, None, 0
+            parts = ([f"added {', '.join(added)}"] if added else []) + ([f"removed {', '.join(removed)}"] if removed else [])
+            out.append(_event("board_changed", self.frames, "board changed: " + "; ".join(parts),
+                              added=added, removed=removed, tiles=sorted(seen.elements())))
+            out.extend(self._violations(rec))
+        return out
+
+    def _violations(self, rec: Any) -> list[dict[str, Any]]:
+        """Flag plays against the rules when the layout reader is installed."""
+        from .audit import layout_module
+
+        layout = layout_module()
+        if layout is None:
+            return []
+        try:
+            audit = layout.audit_photo(rec, rec.set_max, self.options.rules, self.options.round_double)
+        except Exception:  # noqa: BLE001 - a layout the reader cannot make sense of is not fatal here
+            log.exception("layout audit failed on a live frame")
+            return []
+        events = []
+        for v in audit.get("violations", []) or []:
+            key = json.dumps(v, sort_keys=True, default=str)
+            if key in self._reported:
+                continue
+            self._reported.add(key)
+            message = v.get("message") if isinstance(v, dict) else str(v)
+            events.append(_event("violation", self.frames, message or "rule violation", violation=v))
+        return events
+
+    def close(self) -> None:
+        self._board = self._candidate = None
+
+
+def _event(name: str, frame: int, message: str, **data: Any) -> dict[str, Any]:
+    return {"type": "event", "event": name, "frame": frame, "message": message, "time": time.time(), **data}
+
+
+def default_tracker_factory(options: LiveOptions) -> Tracker:
+    return RecognizerTracker(options)
+
+
+def _options(ws: WebSocket, settings: Settings) -> LiveOptions:
+    q = ws.query_params
+    game_id = q.get("game_id") or None
+    try:
+        set_max = check_set(int(q["set"])) if q.get("set") else None
+        round_double = int(q["round_double"]) if q.get("round_double") else None
+    except ValueError:
+        raise ApiError(422, "invalid_parameter", "set and round_double must be whole numbers") from None
+    rules = parse_rules(q.get("house_rules"))
+    if game_id:
+        game = ws.app.state.store.get_game(game_id)
+        rules, set_max = game.rules, set_max or game.config.set_max
+    return LiveOptions(set_max, rules, game_id, settings.model_dir, round_double)
+
+
+def _frame_bytes(message: dict[str, Any]) -> bytes:
+    """The image in one WebSocket message; raises ApiError for anything else."""
+    if message.get("bytes") is not None:
+        return message["bytes"]
+    text = message.get("text")
+    try:
+        data = json.loads(text)
+    except (TypeError, ValueError):
+        raise ApiError(400, "bad_message", "send a frame as binary JPEG/PNG or JSON {\"type\": \"frame\", \"image\": base64}") from None
+    if not isinstance(data, dict):
+        raise ApiError(400, "bad_message", "a text message must be a JSON object")
+    kind = data.get("type")
+    if kind == "ping":
+        raise _Pong()
+    if kind != "frame" or not isinstance(data.get("image"), str):
+        raise ApiError(400, "bad_message", "unknown message; expected {\"type\": \"frame\", \"image\": base64} or {\"type\": \"ping\"}")
+    b64 = data["image"]
+    if b64.startswith("data:"):
+        b64 = b64.partition(",")[2]
+    try:
+        return base64.b64decode(b64, validate=True)
+    except (binascii.Error, ValueError):
+        raise ApiError(400, "bad_frame", "the frame's \"image\" is not valid base64") from None
+
+
+class _Pong(Exception):
+    pass
+
+
+@router.websocket("/live")
+async def live(ws: WebSocket) -> None:
+    from vision.imageio import ImageError
+
+    settings: Settings = ws.app.state.settings
+    await ws.accept()
+    try:
+        options = _options(ws, settings)
+    except (ApiError, NotFound, HouseRulesError) as exc:
+        await _send(ws, {"type": "error", "error": getattr(exc, "code", "invalid"), "message": str(exc)})
+        await ws.close(code=1008)
+        return
+    tracker = ws.app.state.tracker_factory(options)
+    slots = ws.app.state.slots
+    last_read = 0.0
+    frames = errors = 0
+    await _send(ws, {"type": "ready", "min_interval": settings.live_min_interval,
+                     "max_bytes": settings.max_upload_bytes, "set": options.set_max, "game_id": options.game_id})
+    try:
+        while True:
+            message = await ws.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            frames += 1
+            try:
+                data = _frame_bytes(message)
+                if len(data) > settings.max_upload_bytes:
+                    raise ApiError(413, "frame_too_large", f"frame is {len(data)} bytes, over the {settings.max_upload_bytes}-byte limit")
+                now = time.monotonic()
+                if now - last_read < settings.live_min_interval:
+                    if not await _send(ws, {"type": "skipped", "frame": frames, "reason": "throttled"}):
+                        break
+                    continue
+                last_read = now
+                replies = await run_in_threadpool(_read_frame, tracker, slots, data, frames)
+                errors = 0
+            except _Pong:
+                replies = [{"type": "pong"}]
+            except ApiError as exc:
+                errors += 1
+                replies = [{"type": "error", "frame": frames, "error": exc.code, "message": exc.message}]
+            except ImageError as exc:
+                errors += 1
+                replies = [{"type": "error", "frame": frames, "error": "bad_image", "message": str(exc)}]
+            except Exception:  # noqa: BLE001 - one bad frame must not end the connection or the server
+                errors += 1
+                log.exception("live frame %d failed", frames)
+                replies = [{"type": "error", "frame": frames, "error": "internal", "message": "this frame could not be read"}]
+            sent = True
+            for reply in replies:
+                sent = await _send(ws, reply)
+                if not sent:
+                    break
+            if not sent:
+                break
+            if errors >= MAX_CONSECUTIVE_ERRORS:
+                await ws.close(code=1008, reason="too many bad messages")
+                break
+    except WebSocketDisconnect:
+        pass
+    finally:
+        tracker.close()
+
+
+def _read_frame(tracker: Tracker, slots: Any, data: bytes, frame: int) -> list[dict[str, Any]]:
+    from vision.imageio import load_image
+
+    with slots.hold():
+        image = load_image(data, name=f"frame {frame}")
+        return tracker.feed(image)
+
+
+async def _send(ws: WebSocket, payload: dict[str, Any]) -> bool:
+    """Send if the client is still there; False once it is gone (never raises for that)."""
+    if ws.client_state != WebSocketState.CONNECTED or ws.application_state != WebSocketState.CONNECTED:
+        return False
+    try:
+        await ws.send_text(json.dumps(payload))
+        return True
+    except (WebSocketDisconnect, RuntimeError, OSError):
+        return False
+    except Exception:  # noqa: BLE001 - e.g. the transport closed under us
+        return False
