@@ -11,12 +11,13 @@ from fastapi import APIRouter, Depends, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
-from engine import HouseRules
+from engine import PRESETS, HouseRules
 
 from ..db import GameStore
 from ..deps import get_store
 
 router = APIRouter(prefix="/api/v1/games", tags=["games"])
+rules_router = APIRouter(prefix="/api/v1", tags=["games"])
 
 
 class NewGame(BaseModel):
@@ -89,3 +90,12 @@ def export_record(game_id: str, store: GameStore = Depends(get_store)) -> JSONRe
         record,
         headers={"Content-Disposition": f'attachment; filename="chickenfoot-{game_id}.json"'},
     )
+
+
+@rules_router.get("/house-rules")
+def house_rules() -> dict[str, Any]:
+    """The defaults and the published presets, so a client offers the same choices the engine knows."""
+    return {
+        "default": HouseRules().to_dict(),
+        "presets": {name: {"rules": r.to_dict(), "summary": r.describe()} for name, r in PRESETS.items()},
+    }

@@ -67,20 +67,46 @@ class Tracker(Protocol):
         """The connection is gone; free what the tracker holds."""
 
 
-class RecognizerTracker:
-    """Stand-in tracker: recognizes each frame it is given and reports when the tiles change.
+class BoardWatch:
+    """Decides when the tiles in view have really changed.
 
-    A change counts once the new set of tiles has been seen in `stable_frames`
-    frames in a row, so one blurred frame does not announce a phantom play.
+    A change counts once the new multiset of tiles has been seen in
+    `stable_frames` frames in a row, so one blurred frame or a hand passing over
+    the table does not announce a phantom play.
     """
+
+    def __init__(self, stable_frames: int = 2) -> None:
+        self.stable_frames = stable_frames
+        self.board: Counter[str] | None = None
+        self._candidate: Counter[str] | None = None
+        self._count = 0
+
+    def update(self, seen: Counter[str]) -> dict[str, list[str]] | None:
+        """None while nothing changed; else {"added", "removed", "tiles"} (the first frame counts as a change)."""
+        if self.board is None:
+            self.board = seen
+            return {"added": sorted(seen.elements()), "removed": [], "tiles": sorted(seen.elements())}
+        if seen == self.board:
+            self._candidate, self._count = None, 0
+            return None
+        if seen == self._candidate:
+            self._count += 1
+        else:
+            self._candidate, self._count = seen, 1
+        if self._count < self.stable_frames:
+            return None
+        added, removed = sorted((seen - self.board).elements()), sorted((self.board - seen).elements())
+        self.board, self._candidate, self._count = seen, None, 0
+        return {"added": added, "removed": removed, "tiles": sorted(seen.elements())}
+
+
+class RecognizerTracker:
+    """Stand-in tracker: recognizes each frame it is given and reports when the tiles change."""
 
     def __init__(self, options: LiveOptions, stable_frames: int = 2) -> None:
         self.options = options
-        self.stable_frames = stable_frames
         self.frames = 0
-        self._board: Counter[str] | None = None
-        self._candidate: Counter[str] | None = None
-        self._candidate_count = 0
+        self.watch = BoardWatch(stable_frames)
         self._reported: set[str] = set()
 
     def feed(self, image: Any) -> list[dict[str, Any]]:
@@ -93,27 +119,18 @@ class RecognizerTracker:
             "tiles": [t.to_dict() for t in rec.tiles], "face_down": [t.to_dict() for t in rec.face_down],
             "total": rec.total, "seconds": round(rec.seconds, 3),
         }]
-        seen: Counter[str] = Counter(str(Tile(*t.pips)) for t in rec.tiles if t.pips is not None)
-        if self._board is None:
-            self._board = seen
+        first = self.watch.board is None
+        change = self.watch.update(Counter(str(Tile(*t.pips)) for t in rec.tiles if t.pips is not None))
+        if change is None:
+            return out
+        if first:
             out.append(_event("tracking_started", self.frames,
-                              f"watching: {sum(seen.values())} face-up tiles in view", tiles=sorted(seen.elements())))
+                              f"watching: {len(change['tiles'])} face-up tiles in view", tiles=change["tiles"]))
             return out
-        if seen == self._board:
-            self._candidate, self._candidate_count = None, 0
-            return out
-        if seen == self._candidate:
-            self._candidate_count += 1
-        else:
-            self._candidate, self._candidate_count = seen, 1
-        if self._candidate_count >= self.stable_frames:
-            added = sorted((seen - self._board).elements())
-            removed = sorted((self._board - seen).elements())
-            self._board, self._candidate, self._candidate_count = seen, None, 0
-            parts = ([f"added {', '.join(added)}"] if added else []) + ([f"removed {', '.join(removed)}"] if removed else [])
-            out.append(_event("board_changed", self.frames, "board changed: " + "; ".join(parts),
-                              added=added, removed=removed, tiles=sorted(seen.elements())))
-            out.extend(self._violations(rec))
+        parts = ([f"added {', '.join(change['added'])}"] if change["added"] else []) + \
+                ([f"removed {', '.join(change['removed'])}"] if change["removed"] else [])
+        out.append(_event("board_changed", self.frames, "board changed: " + "; ".join(parts), **change))
+        out.extend(self._violations(rec))
         return out
 
     def _violations(self, rec: Any) -> list[dict[str, Any]]:
@@ -139,7 +156,7 @@ class RecognizerTracker:
         return events
 
     def close(self) -> None:
-        self._board = self._candidate = None
+        self._reported.clear()
 
 
 def _event(name: str, frame: int, message: str, **data: Any) -> dict[str, Any]:

@@ -1,0 +1,96 @@
+"""`chickenfoot serve`: the local web API and page.
+
+Loopback only unless an access token is set: the API can record scores and read
+photos, so anything that lets other machines in must also lock them out.
+"""
+from __future__ import annotations
+
+import ipaddress
+import os
+import secrets
+import sys
+
+from ..cli import UserError
+
+TOKEN_ENV = "CHICKENFOOT_TOKEN"
+
+
+def register(sub) -> None:
+    p = sub.add_parser("serve", help="run the local web API and page (http://127.0.0.1:8000)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1; any other needs --token)")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--db", metavar="PATH", help="games database (default: ~/.local/share/chickenfoot/games.sqlite3)")
+    p.add_argument("--token", metavar="TOKEN",
+                   help=f"access token every request must carry (or set {TOKEN_ENV}); "
+                        "\"new\" makes one up and prints it")
+    p.add_argument("--max-upload-mb", type=float, default=25, metavar="MB", help="largest upload accepted (default 25)")
+    p.add_argument("--model", metavar="PATH", help="detector .onnx file or folder holding both models")
+    p.set_defaults(func=run)
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def run(args) -> int:
+    from pathlib import Path
+
+    import uvicorn
+
+    from ..app import create_app
+    from ..db import StoreOpenError
+    from ..deps import Settings, default_db_path
+
+    token = args.token or os.environ.get(TOKEN_ENV) or None
+    if token == "new":
+        token = secrets.token_urlsafe(18)
+    if not is_loopback(args.host) and not token:
+        raise UserError(
+            f"listening on {args.host} lets other machines reach the API; "
+            f"set an access token with --token TOKEN (or --token new, or {TOKEN_ENV}=...)"
+        )
+    if not 0 <= args.port <= 65535:
+        raise UserError(f"--port must be between 0 and 65535, got {args.port}")
+    if args.max_upload_mb <= 0:
+        raise UserError("--max-upload-mb must be positive")
+    try:
+        settings = Settings(
+            db_path=Path(args.db) if args.db else default_db_path(),
+            token=token,
+            max_upload_bytes=int(args.max_upload_mb * 2**20),
+            model_dir=args.model,
+        )
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    try:
+        app = create_app(settings)
+    except StoreOpenError as exc:
+        raise UserError(str(exc)) from None
+    _warm_models(settings.model_dir)
+    shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
+    shown = f"[{shown}]" if ":" in shown else shown
+    url = f"http://{shown}:{args.port}/" + (f"?token={token}" if token else "")
+    print(f"chickenfoot: games in {settings.db_path}", file=sys.stderr)
+    print(f"chickenfoot: open {url}  (API docs at /docs)", file=sys.stderr, flush=True)
+    uvicorn.run(
+        app, host=args.host.strip("[]"), port=args.port, log_level="warning",
+        ws_max_size=settings.max_upload_bytes + 4096, timeout_graceful_shutdown=5,
+    )
+    return 0
+
+
+def _warm_models(model_dir: str | None) -> None:
+    """Load the models now so the first photo is not the slow one; without them the games API still works."""
+    from vision.onnx_yolo import ModelError
+    from vision.recognize import get_recognizer
+
+    try:
+        get_recognizer(model_dir)
+    except (ModelError, OSError) as exc:
+        print(f"chickenfoot: warning: photos cannot be read until the models load: {exc}", file=sys.stderr)
