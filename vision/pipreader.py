@@ -70,9 +70,9 @@ class PipReader:
         else:
             for b in boxed:
                 outs.append(self.session.run(None, {self.input_name: to_blob([b[0]])})[0][0])
-        return [self._decode(o, lb) for o, (_, lb) in zip(outs, boxed)]
+        return [self._decode(o, lb, find_bar(c)) for o, (_, lb), c in zip(outs, boxed, crops)]
 
-    def _decode(self, out: np.ndarray, lb) -> TileReading:
+    def _decode(self, out: np.ndarray, lb, bar: tuple[float, float] | None = None) -> TileReading:
         score = out[4]
         low = self.conf * 0.4  # keep weaker candidates to estimate the count's margin
         sel = score >= low
@@ -85,11 +85,21 @@ class PipReader:
             s = s[keep]
         else:
             xy = np.zeros((0, 2), np.float32)
-        # Only dots on the face count: the crop's margin shows neighbours' pips.
-        inside = (xy[:, 0] > PAD * CROP_W * 0.5) & (xy[:, 0] < CROP_W * (1 - PAD * 0.5)) & \
-                 (xy[:, 1] > PAD * CROP_L * 0.5) & (xy[:, 1] < CROP_L * (1 - PAD * 0.5))
+        # Only dots on the face count: the crop's margin shows neighbours' pips. Real pips sit
+        # well inside the face (at least ~8 % of its length from an end), so a margin of 3 %
+        # inside the outline tolerates outline error without admitting neighbours.
+        mx, my = (PAD + 0.03) * CROP_W, (PAD + 0.03) * CROP_L
+        inside = (xy[:, 0] > mx) & (xy[:, 0] < CROP_W - mx) & (xy[:, 1] > my) & (xy[:, 1] < CROP_L - my)
         xy, s = xy[inside], s[inside]
-        half = (xy[:, 1] >= CROP_L / 2).astype(int)
+        if bar is not None:
+            # the bar's rounded ends look like dots; nothing real lies on the bar
+            centre, thick = bar
+            off_bar = np.abs(xy[:, 1] - centre) > thick / 2 + 0.02 * CROP_L
+            xy, s = xy[off_bar], s[off_bar]
+            split = centre
+        else:
+            split = _split_row(xy[s >= self.conf, 1])
+        half = (xy[:, 1] >= split).astype(int)
         halves = []
         for hi in (0, 1):
             sc = np.sort(s[half == hi])[::-1]
@@ -105,3 +115,56 @@ class PipReader:
     def read(self, image: np.ndarray, corners_list: list[np.ndarray]) -> list[TileReading]:
         crops = [rectify_tile(image, c)[0] for c in corners_list]
         return self.read_crops(crops)
+
+
+def _split_row(ys: np.ndarray, band: tuple[float, float] = (0.36, 0.64)) -> float:
+    """Where the divider is: the widest gap between dots near the middle of the crop.
+
+    Detector outlines are a little off along the tile (a side wall or a shadow included),
+    so the crop's exact middle can put dots next to the bar in the wrong half; the bar
+    always sits in the widest dot-free gap near the middle.
+    """
+    mid = CROP_L / 2
+    lo, hi = band[0] * CROP_L, band[1] * CROP_L
+    inner = np.sort(ys[(ys > lo) & (ys < hi)])
+    if inner.size == 0:
+        return mid
+    edges = np.concatenate([[lo], inner, [hi]])
+    gaps = np.diff(edges)
+    k = int(np.argmax(gaps))
+    return float((edges[k] + edges[k + 1]) / 2)
+
+
+def find_bar(crop: np.ndarray, band: tuple[float, float] = (0.36, 0.64)) -> tuple[float, float] | None:
+    """(row, thickness) of the divider bar in a straightened crop, or None if it is not visible.
+
+    The bar is the one thing on a face that runs most of the way across it in an unbroken
+    line; pips break every row they sit on into short runs. Rows near the middle whose
+    longest run of "not face-coloured" pixels spans over 45 % of the tile's width are bar.
+    """
+    import cv2
+
+    h, w = crop.shape[:2]
+    g = cv2.cvtColor(crop, cv2.COLOR_BGR2LAB).astype(np.int16)
+    x0, x1 = int(w * 0.12), int(w * 0.88)
+    y0, y1 = int(h * band[0]), int(h * band[1])
+    face = np.median(g[int(h * 0.1):int(h * 0.9), x0:x1].reshape(-1, 3), axis=0)
+    diff = np.abs(g[y0:y1, x0:x1] - face).max(axis=2) > 28
+    need = 0.45 * w
+    rows = []
+    for i, row in enumerate(diff):
+        # longest run of True in this row
+        padded = np.concatenate([[0], row.astype(np.int8), [0]])
+        edges = np.flatnonzero(np.diff(padded))
+        if edges.size and (edges[1::2] - edges[::2]).max() >= need:
+            rows.append(y0 + i)
+    if not rows:
+        return None
+    rows_arr = np.array(rows)
+    # keep the largest contiguous block of bar rows
+    breaks = np.flatnonzero(np.diff(rows_arr) > 1)
+    blocks = np.split(rows_arr, breaks + 1)
+    block = max(blocks, key=len)
+    if len(block) > 0.12 * h:  # a "bar" thicker than this is a shadow or the tile edge
+        return None
+    return float(block.mean()), float(len(block))

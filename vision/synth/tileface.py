@@ -28,6 +28,7 @@ class TileStyle:
     bar_rgb: tuple[int, int, int]
     bar_frac: float  # bar thickness / length
     bar_inset: float  # bar inset from the long sides / width
+    bar_round: bool  # rounded (moulded) bar ends
     stud: bool
     stud_rgb: tuple[int, int, int]
     pip_colours: list[tuple[int, int, int]]  # index = value
@@ -68,7 +69,7 @@ def random_pip_colour(rng: np.random.Generator, dark_body: bool) -> tuple[int, i
         if dark_body:
             if lum > 0.45:
                 return c
-        elif lum < 0.82 and not (lum > 0.68 and s < 0.5):
+        elif lum < 0.8:  # light greys and yellows included: real coded sets use them
             return c
     return (20, 20, 20) if not dark_body else (235, 235, 235)
 
@@ -116,8 +117,9 @@ def random_style(rng: np.random.Generator, set_max: int) -> TileStyle:
         corner_frac=float(rng.uniform(0.04, 0.16)),
         bevel_frac=float(rng.uniform(0.0, 0.08)),
         bar_rgb=bar,
-        bar_frac=float(rng.uniform(0.008, 0.03)),
+        bar_frac=float(rng.uniform(0.01, 0.045)),
         bar_inset=float(rng.uniform(0.04, 0.16)),
+        bar_round=bool(rng.random() < 0.6),
         stud=bool(rng.random() < 0.5),
         stud_rgb=stud_rgb,
         pip_colours=colours,
@@ -194,7 +196,12 @@ def draw_tile(style: TileStyle, a: int, b: int, w: int, rng: np.random.Generator
         bar_t = max(SS, int(style.bar_frac * L))
         inset = int(style.bar_inset * W)
         y0 = int(half - bar_t / 2)
-        cv2.rectangle(img, (inset, y0), (W - 1 - inset, y0 + bar_t), style.bar_rgb, -1, cv2.LINE_AA)
+        if style.bar_round:  # moulded bars have rounded ends, which look like dots to a naive reader
+            r_cap = bar_t // 2
+            cv2.line(img, (inset + r_cap, y0 + r_cap), (W - 1 - inset - r_cap, y0 + r_cap), style.bar_rgb,
+                     max(1, bar_t), cv2.LINE_AA)
+        else:
+            cv2.rectangle(img, (inset, y0), (W - 1 - inset, y0 + bar_t), style.bar_rgb, -1, cv2.LINE_AA)
         if style.stud:
             sr = max(SS, int(W * rng.uniform(0.05, 0.09)))
             cv2.circle(img, (W // 2, int(half)), sr, style.stud_rgb, -1, cv2.LINE_AA)
