@@ -150,6 +150,9 @@ def find_bar(crop: np.ndarray, band: tuple[float, float] = (0.36, 0.64)) -> tupl
     y0, y1 = int(h * band[0]), int(h * band[1])
     face = np.median(g[int(h * 0.1):int(h * 0.9), x0:x1].reshape(-1, 3), axis=0)
     diff = np.abs(g[y0:y1, x0:x1] - face).max(axis=2) > 28
+    # A spinner stud can interrupt the bar at the centre: treat the centre fifth as bar.
+    # Rows of pips still break into short runs, since no pip reaches that band's edge.
+    diff[:, int(w * 0.4) - x0:int(w * 0.6) - x0] = True
     need = 0.45 * w
     rows = []
     for i, row in enumerate(diff):

@@ -1,0 +1,54 @@
+"""The pip reader's geometry: where the bar is, which dots count, which half a dot is in."""
+from __future__ import annotations
+
+import numpy as np
+
+from vision.pipreader import _split_row, find_bar
+from vision.rectify import CROP_L, CROP_W, obb_to_corners, rectify_tile
+from vision.synth.tileface import draw_tile, random_style
+
+
+def _crop(a: int, b: int, seed: int, shift: float = 0.0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    style = random_style(rng, 12)
+    style.bar_rgb, style.body = (10, 10, 10), (245, 245, 240)
+    sp = draw_tile(style, a, b, 120, rng)
+    canvas = np.full((sp.length + 80, sp.width + 80, 3), 60, np.uint8)
+    alpha = sp.rgba[..., 3:4] / 255.0
+    canvas[40:40 + sp.length, 40:40 + sp.width] = (sp.rgba[..., :3] * alpha + 60 * (1 - alpha)).astype(np.uint8)
+    corners = np.array([[40, 40], [40 + sp.width, 40], [40 + sp.width, 40 + sp.length], [40, 40 + sp.length]],
+                       np.float32) + [0, shift * sp.length]
+    return rectify_tile(canvas[..., ::-1].copy(), corners)[0]
+
+
+def test_bar_is_found_in_the_middle_of_a_straightened_tile():
+    for seed in range(5):
+        bar = find_bar(_crop(3, 5, seed))
+        assert bar is not None
+        assert abs(bar[0] - CROP_L / 2) < 0.03 * CROP_L
+
+
+def test_bar_follows_the_tile_when_the_outline_is_off_along_its_length():
+    bar = find_bar(_crop(2, 6, 1, shift=0.05))
+    assert bar is not None and bar[0] < CROP_L / 2 - 0.02 * CROP_L
+
+
+def test_a_plain_face_has_no_bar():
+    crop = np.full((CROP_L, CROP_W, 3), 235, np.uint8)
+    assert find_bar(crop) is None
+
+
+def test_halves_split_at_the_widest_gap_near_the_middle():
+    ys = np.array([20, 40, 60, 100, 120, 140], float)
+    assert 60 < _split_row(ys) < 100
+    assert _split_row(np.array([])) == CROP_L / 2
+
+
+def test_obb_corners_keep_label_winding_and_long_axis():
+    for theta in np.linspace(-3, 3, 13):
+        c = obb_to_corners(100, 100, 40, 80, theta)
+        length = np.linalg.norm(c[0] - c[3])
+        width = np.linalg.norm(c[0] - c[1])
+        assert length > width
+        x, y = c[:, 0], c[:, 1]
+        assert 0.5 * (np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))) > 0
