@@ -13,9 +13,12 @@ def register(sub) -> None:
     p.add_argument("--scenes", type=int, default=2400, help="hand scenes to render (skipped if present)")
     p.add_argument("--table-scenes", type=int, default=0, help="table scenes to render in addition")
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--det-epochs", type=int, default=None, help="default: 80 on a GPU, 15 on the CPU")
-    p.add_argument("--pip-epochs", type=int, default=None, help="default: 60 on a GPU, 12 on the CPU")
-    p.add_argument("--imgsz", type=int, default=None, help="detector input size (default: 640 GPU, 320 CPU)")
+    p.add_argument("--det-hours", type=float, default=None, help="detector training budget (default 1.55)")
+    p.add_argument("--pip-hours", type=float, default=None, help="pip reader training budget (default 0.75)")
+    p.add_argument("--finetune-hours", type=float, default=None, help="pip fine-tune budget (default 0.6)")
+    p.add_argument("--imgsz", type=int, default=None, help="detector input size (default 320)")
+    p.add_argument("--no-finetune", action="store_true", help="skip the second-renderer pip fine-tune")
+    p.add_argument("--sequential", action="store_true", help="on a CPU, train one model after the other")
     p.add_argument("--out", default="models", help="where the ONNX models are written")
     p.set_defaults(func=run)
 
@@ -26,12 +29,26 @@ def run(args) -> int:
     except ImportError as exc:
         raise UserError(f"training needs the [train] extra ({exc.name} is missing): pip install -e '.[train]'") from None
     from vision.synth.dataset import SynthJob, generate
+    from vision.training.train import Recipe
 
+    recipe = Recipe()
+    for name, value in (("det_hours", args.det_hours), ("pip_hours", args.pip_hours),
+                        ("pip_finetune_hours", args.finetune_hours), ("det_imgsz", args.imgsz)):
+        if value is not None:
+            if value <= 0:
+                raise UserError(f"--{name.replace('_', '-')} must be positive")
+            setattr(recipe, name, value)
     root = Path(args.data)
     if not (root / "detect" / "data.yaml").exists() or not any((root / "scenes").glob("*.json")):
         print(json.dumps(generate(SynthJob(str(root), "hand", args.seed, None, None), args.scenes)))
         if args.table_scenes:
             print(json.dumps(generate(SynthJob(str(root), "table", args.seed, None, None), args.table_scenes)))
-    result = train_all(root, Path(args.out), args.det_epochs, args.pip_epochs, args.imgsz)
+    ft_root = None
+    if not args.no_finetune:
+        ft_root = root.with_name(root.name + "_pips_ft")
+        if not (ft_root / "pips" / "data.yaml").exists():
+            job = SynthJob(str(ft_root), "hand", args.seed + 1, None, None, detect=False, scenes=False)
+            print(json.dumps(generate(job, args.scenes)))
+    result = train_all(root, Path(args.out), recipe, ft_root, parallel=not args.sequential)
     print(json.dumps(result, indent=2))
     return 0

@@ -51,8 +51,9 @@ def has_gpu() -> bool:
     return bool(torch.cuda.is_available())
 
 
-def train_one(plan: TrainPlan, project: Path, workers: int = 2, threads: int | None = None) -> Path:
-    """Train and return the path of best.pt."""
+def train_one(plan: TrainPlan, project: Path, workers: int = 2, threads: int | None = None,
+              init_weights: Path | None = None) -> Path:
+    """Train and return the path of best.pt; `init_weights` fine-tunes an earlier run's weights."""
     import_ultralytics()
     import torch
     from ultralytics import YOLO
@@ -60,11 +61,11 @@ def train_one(plan: TrainPlan, project: Path, workers: int = 2, threads: int | N
     if threads:
         torch.set_num_threads(threads)
     gpu = has_gpu()
-    model = YOLO(plan.model_cfg)
+    model = YOLO(str(init_weights) if init_weights else plan.model_cfg)
     model.train(data=plan.data_yaml, imgsz=plan.imgsz, epochs=plan.epochs, batch=plan.batch,
                 device=0 if gpu else "cpu", workers=workers, project=str(project), name=plan.name,
                 exist_ok=True, plots=False, amp=gpu, verbose=False, patience=100, cache=False,
-                pretrained=False, val=True, seed=0, deterministic=False,
+                pretrained=bool(init_weights), val=True, seed=0, deterministic=False,
                 **({"time": plan.hours} if plan.hours else {}), **plan.augment)
     return project / plan.name / "weights" / "best.pt"
 
@@ -82,20 +83,72 @@ def export_onnx(weights: Path, imgsz: int, dest: Path, dynamic: bool = False) ->
     return dest
 
 
-def train_all(data_root: Path, out_dir: Path = MODELS_DIR, det_epochs: int | None = None, pip_epochs: int | None = None,
-              det_imgsz: int | None = None, runs: Path | None = None) -> dict:
+def subset_yaml(pips_root: Path, train_n: int, val_n: int, seed: int = 0) -> Path:
+    """A data.yaml over a random subset of the crops: an epoch over every crop is hours on a CPU."""
+    import random
+
+    rnd = random.Random(seed)
+    out = {}
+    for split, n in (("train", train_n), ("val", val_n)):
+        files = sorted(str(p.resolve()) for p in (pips_root / "images" / split).glob("*.jpg"))
+        rnd.shuffle(files)
+        lst = pips_root / f"{split}_sub.txt"
+        lst.write_text("\n".join(files[:n]))
+        out[split] = lst.resolve()
+    y = pips_root / "data_sub.yaml"
+    y.write_text(f"path: {pips_root.resolve()}\ntrain: {out['train']}\nval: {out['val']}\nnames:\n  0: pip\n")
+    return y
+
+
+@dataclass
+class Recipe:
+    """How the committed models were made; `chickenfoot train` defaults reproduce it."""
+
+    det_imgsz: int = 320
+    det_hours: float = 1.55
+    pip_hours: float = 0.75
+    pip_train_crops: int = 8000
+    pip_finetune_hours: float = 0.6
+
+
+def train_all(data_root: Path, out_dir: Path = MODELS_DIR, recipe: Recipe | None = None,
+              finetune_root: Path | None = None, runs: Path | None = None, parallel: bool = False) -> dict:
+    """Detector and pip reader from scratch on `data_root`; then, if `finetune_root` holds crops
+    from a newer renderer, the pip reader is fine-tuned on them. On a 2-core CPU the recipe runs the
+    two trainings side by side (one thread each) when `parallel`, as the committed run did."""
+    import subprocess
+    import sys
+
+    recipe = recipe or Recipe()
     gpu = has_gpu()
-    det_imgsz = det_imgsz or (640 if gpu else 320)
-    det_epochs = det_epochs or (80 if gpu else 15)
-    pip_epochs = pip_epochs or (60 if gpu else 12)
     runs = runs or (data_root / "runs")
     t0 = time.perf_counter()
-    det = train_one(detector_plan(str(data_root / "detect" / "data.yaml"), det_epochs, det_imgsz, gpu), runs)
+    det_plan = detector_plan(str(data_root / "detect" / "data.yaml"), 200, recipe.det_imgsz, gpu)
+    det_plan.hours = recipe.det_hours
+    pip_p = pip_plan(str(subset_yaml(data_root / "pips", recipe.pip_train_crops, 600)), 200, 160, gpu)
+    pip_p.hours = recipe.pip_hours
+    if parallel and not gpu:
+        code = ("import sys, pickle; from pathlib import Path; sys.path.insert(0, %r); "
+                "from vision.training.train import train_one; plan = pickle.loads(bytes.fromhex(%r)); "
+                "print(train_one(plan, Path(%r), workers=1, threads=1))")
+        import pickle
+
+        procs = [subprocess.Popen([sys.executable, "-c", code % (str(REPO), pickle.dumps(p).hex(), str(runs))],
+                                  env={**os.environ, "OMP_NUM_THREADS": "1"}) for p in (det_plan, pip_p)]
+        if any(p.wait() for p in procs):
+            raise RuntimeError("a training process failed; see its output above")
+        det = runs / det_plan.name / "weights" / "best.pt"
+        pips = runs / pip_p.name / "weights" / "best.pt"
+    else:
+        det = train_one(det_plan, runs)
+        pips = train_one(pip_p, runs)
     t1 = time.perf_counter()
-    pips = train_one(pip_plan(str(data_root / "pips" / "data.yaml"), pip_epochs, 160, gpu), runs)
+    if finetune_root is not None:
+        ft = pip_plan(str(subset_yaml(finetune_root / "pips", recipe.pip_train_crops, 600)), 200, 160, gpu)
+        ft.hours, ft.name = recipe.pip_finetune_hours, "pips_finetune"
+        pips = train_one(ft, runs, init_weights=pips)
     t2 = time.perf_counter()
-    det_onnx = export_onnx(det, det_imgsz, out_dir / "tile_detector.onnx")
+    det_onnx = export_onnx(det, recipe.det_imgsz, out_dir / "tile_detector.onnx")
     pip_onnx = export_onnx(pips, 160, out_dir / "pip_detector.onnx", dynamic=True)
-    return {"detector": str(det_onnx), "pips": str(pip_onnx), "detector_seconds": round(t1 - t0),
-            "pip_seconds": round(t2 - t1), "gpu": gpu, "det_imgsz": det_imgsz, "det_epochs": det_epochs,
-            "pip_epochs": pip_epochs, "cpu_count": os.cpu_count()}
+    return {"detector": str(det_onnx), "pips": str(pip_onnx), "train_seconds": round(t1 - t0),
+            "finetune_seconds": round(t2 - t1), "gpu": gpu, "recipe": recipe.__dict__, "cpu_count": os.cpu_count()}
