@@ -466,9 +466,15 @@ def test_audit_returns_layout_open_ends_violations_and_a_picture(client):
 
     scene = render_hand(np.random.default_rng(11), (1280, 960))
     ok, buf = cv2.imencode(".jpg", scene.image)
-    r = client.post("/api/v1/audit", files=_photo(buf.tobytes(), "table.jpg"))
+    r = client.post("/api/v1/audit", files=_photo(buf.tobytes(), "table.jpg"),
+                    data={"house_rules": "howto", "round_double": "9", "set": "9"})
     assert r.status_code == 200, r.text
     body = r.json()
-    assert {"tiles", "layout", "open_ends", "violations"} <= set(body)
+    assert {"tiles", "layout", "open_ends", "violations", "loose_tiles"} <= set(body)
+    assert {"spinner", "edges", "chickies"} <= set(body["layout"])
+    assert body["house_rules"]["double_blank_value"] == 50 and body["set"] == 9
+    assert (body["width"], body["height"]) == (1280, 960)
     assert body["annotated_image"].startswith("data:image/jpeg;base64,")
     _assert_error(client.post("/api/v1/audit", files=_photo(b"not an image")), 422, "bad_image")
+    _assert_error(client.post("/api/v1/audit", files=_photo(buf.tobytes()), data={"round_double": "40"}), 422)
+    _healthy(client)

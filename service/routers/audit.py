@@ -37,6 +37,20 @@ def require_layout() -> ModuleType:
     return module
 
 
+def audit_drawer(layout: ModuleType):
+    """The function that draws an audit on the photo, `(LoadedImage, Recognition, audit dict) -> BGR`.
+
+    Looked for in vision.layout, then vision.annotate; until one exists the
+    picture shows the tiles as read (the audit itself is still complete).
+    """
+    for module in (layout, importlib.import_module("vision.annotate")):
+        for name in ("annotate_audit", "annotate_layout"):
+            draw = getattr(module, name, None)
+            if callable(draw):
+                return draw
+    return None
+
+
 @router.post("/audit", dependencies=[Depends(require_multipart)])
 def audit_photo(
     photo: UploadFile = File(..., description="a photo of the table, from above"),
@@ -61,12 +75,23 @@ def audit_photo(
         img = load_image(data, name=name)
         del data
         rec = recognizer.recognize_loaded(img, set_max)
-        result = dict(layout.audit_photo(rec, rec.set_max, rules, round_double))
+        result = _plain(dict(layout.audit_photo(rec, rec.set_max, rules, round_double)))
         if annotate:
-            draw = getattr(layout, "annotate_audit", None)
+            draw = audit_drawer(layout)
             picture = draw(img, rec, result) if draw is not None else annotate_recognition(img, rec)
             result["annotated_image"] = jpeg_data_url(picture)
         del img
     result.setdefault("image", rec.image)
     result.update(width=rec.width, height=rec.height, set=rec.set_max, house_rules=rules.to_dict())
     return result
+
+
+def _plain(value: Any) -> Any:
+    """JSON-ready copy: numpy numbers and arrays from the vision side become lists and numbers."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if hasattr(value, "tolist") and callable(value.tolist):  # numpy array or scalar
+        return _plain(value.tolist())
+    return value

@@ -171,10 +171,16 @@ $("#table-photo").addEventListener("change", async (ev) => {
     }));
     const ends = audit.open_ends || [];
     $("#table-ends").textContent = ends.length
-      ? ends.map((e) => (typeof e === "object" ? (e.value ?? e.pips ?? JSON.stringify(e)) : e)).join(", ")
+      ? ends.map((e) => (typeof e === "object" ? `${e.value ?? "?"} (tile ${e.tile ?? "?"})` : e)).join(", ")
       : "none";
     $("#table-result").hidden = false;
-    setStatus(status, `${(audit.tiles || []).length} tiles read.`);
+    const read = `${(audit.tiles || []).length} tiles read.`;
+    setStatus(status, audit.message ? `${read} ${audit.message}` : read);
+    (audit.warnings || []).forEach((w) => {
+      const li = document.createElement("li");
+      li.textContent = w;
+      $("#table-violations").append(li);
+    });
   } catch (e) {
     $("#table-result").hidden = true;
     setStatus(status, e.message, true);
