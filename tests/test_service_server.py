@@ -167,6 +167,10 @@ def test_sockets_that_vanish_mid_frame_leave_the_server_healthy(tmp_path):
         # 4. a plain TCP connection that sends half a request line
         with socket.create_connection(("127.0.0.1", port), timeout=5) as raw:
             raw.sendall(b"POST /api/v1/score HTTP/1.1\r\nContent-Length: 1000000\r\n\r\npartial")
+        # 5. an upload over the 25 MB default: answered 413 while it is still arriving
+        big = httpx.post(f"{base}/api/v1/score", files={"photo": ("big.jpg", b"\xff" * (26 * 2**20), "image/jpeg")},
+                         timeout=30)
+        assert big.status_code == 413 and big.json()["error"] == "upload_too_large"
         time.sleep(0.5)
         assert httpx.get(f"{base}/api/v1/health").json()["status"] == "ok"
         with connect(f"ws://127.0.0.1:{port}/api/v1/live", open_timeout=10) as ws:
