@@ -271,8 +271,9 @@ class GameStore:
         """
         with self._write() as conn:
             game = self.get_game(game_id, conn)
-            normal = self._normalise_entries(conn, game, entries)
             count = conn.execute("SELECT COUNT(*) FROM rounds WHERE game_id = ?", (game_id,)).fetchone()[0]
+            resent = index is not None and 0 <= index < count
+            normal = self._normalise_entries(conn, game, entries, ignore_round=index if resent else None)
             if index is not None and index != count:
                 if 0 <= index < count:
                     stored = conn.execute(
@@ -325,8 +326,8 @@ class GameStore:
 
     # -- internals ------------------------------------------------------------
 
-    def _normalise_entries(self, conn: sqlite3.Connection, game: StoredGame,
-                           entries: Sequence[Any]) -> list[dict[str, Any]]:
+    def _normalise_entries(self, conn: sqlite3.Connection, game: StoredGame, entries: Sequence[Any],
+                           ignore_round: int | None = None) -> list[dict[str, Any]]:
         if not isinstance(entries, (list, tuple)):
             raise Invalid("\"hands\" must be a list with one entry per player")
         if len(entries) != game.config.players:
@@ -367,8 +368,8 @@ class GameStore:
                     raise Invalid(f"{who}: hand photo {hand_id} belongs to another game")
                 used = conn.execute(
                     "SELECT idx FROM rounds, json_each(rounds.entries) AS e"
-                    " WHERE rounds.game_id = ? AND json_extract(e.value, '$.hand_id') = ?",
-                    (game.id, hand_id),
+                    " WHERE rounds.game_id = ? AND json_extract(e.value, '$.hand_id') = ? AND idx IS NOT ?",
+                    (game.id, hand_id, ignore_round),
                 ).fetchone()
                 if used is not None or hand_id in seen_hands:
                     where = f"round {used['idx']}" if used is not None else "this round"

@@ -221,6 +221,14 @@ def test_resending_a_round_with_its_index_does_not_count_it_twice(client):
     _assert_error(client.post(f"/api/v1/games/{gid}/rounds", json={"hands": [9, 9, 9], "index": 5}), 409, "conflict")
 
 
+def test_resending_a_round_that_counts_a_photo_is_harmless_too(app, client):
+    gid = _new_game(client, players=["A", "B"])["id"]
+    body = {"hands": [{"hand_id": _store_hand(app, [(2, 2)])}, 0], "index": 0}
+    assert client.post(f"/api/v1/games/{gid}/rounds", json=body).status_code == 201
+    again = client.post(f"/api/v1/games/{gid}/rounds", json=body)
+    assert again.status_code == 200 and again.json()["sheet"]["totals"] == [4, 0]
+
+
 def test_a_game_takes_one_round_per_double_and_no_more(client):
     gid = _new_game(client, players=["A", "B"], set=6)["id"]
     for _ in range(7):

@@ -94,6 +94,7 @@ function editTile(handId, tile) {
         resolve(null);
       }
     };
+    dialog.returnValue = ""; // Esc must not repeat the last choice
     dialog.showModal();
   });
 }
