@@ -11,7 +11,6 @@ import io
 import json
 import struct
 import zlib
-from pathlib import Path
 
 import cv2
 import numpy as np

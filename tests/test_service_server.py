@@ -18,7 +18,6 @@ from typing import Iterator
 import cv2
 import httpx
 import numpy as np
-import pytest
 
 from service.cli import main
 
