@@ -222,8 +222,8 @@ def _install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(ImageError)
     async def _image_error(_: Request, exc: ImageError) -> JSONResponse:
-        # vision.imageio says what is wrong in one line; only "over the ... limit" is about size
-        too_big = "over the" in str(exc)
+        # vision.imageio says what is wrong in one line and which kind of problem it is
+        too_big = exc.kind == "too_large"
         return error_response(413 if too_big else 422, "image_too_large" if too_big else "bad_image", str(exc))
 
     @app.exception_handler(Exception)

@@ -11,6 +11,10 @@ import argparse
 import importlib
 import sys
 
+from .errors import UserError
+
+__all__ = ["UserError", "build_parser", "main"]
+
 # Order is the order shown in --help.
 COMMAND_MODULES = [
     "score",
@@ -41,10 +45,6 @@ def build_parser() -> argparse.ArgumentParser:
             raise
         module.register(sub)
     return parser
-
-
-class UserError(Exception):
-    """An error whose message is meant for the person at the terminal, not a traceback."""
 
 
 def main(argv: list[str] | None = None) -> int:

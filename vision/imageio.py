@@ -25,7 +25,23 @@ _REDUCED = {1: cv2.IMREAD_COLOR, 2: cv2.IMREAD_REDUCED_COLOR_2, 4: cv2.IMREAD_RE
 
 
 class ImageError(ValueError):
-    """The input cannot be read as a photo; the message says why, in one line."""
+    """The input cannot be read as a photo; the message says why, in one line.
+
+    `kind` lets callers choose a response without parsing the message: "missing",
+    "empty", "not_image", "corrupt" or "too_large".
+    """
+
+    def __init__(self, message: str, kind: str = "corrupt"):
+        super().__init__(message)
+        self.kind = kind
+
+
+# Leading bytes of the formats we decode; anything else is refused before a parser sees it.
+_SIGNATURES = (b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n", b"GIF87a", b"GIF89a", b"BM", b"II*\x00", b"MM\x00*")
+
+
+def _looks_like_image(data: bytes) -> bool:
+    return data.startswith(_SIGNATURES) or (data[:4] == b"RIFF" and data[8:12] == b"WEBP")
 
 
 @dataclass
@@ -45,17 +61,19 @@ def load_image(src: str | Path | bytes, name: str | None = None, target_long_sid
     else:
         p = Path(src)
         if not p.exists():
-            raise ImageError(f"{label}: no such file")
+            raise ImageError(f"{label}: no such file", "missing")
         if p.is_dir():
-            raise ImageError(f"{label}: is a folder, not an image")
+            raise ImageError(f"{label}: is a folder, not an image", "not_image")
         size = p.stat().st_size
         if size > MAX_BYTES:
-            raise ImageError(f"{label}: file is {size / 1e6:.0f} MB, over the {MAX_BYTES // 2**20} MB limit")
+            raise ImageError(f"{label}: file is {size / 1e6:.0f} MB, over the {MAX_BYTES // 2**20} MB limit", "too_large")
         data = p.read_bytes()
     if not data:
-        raise ImageError(f"{label}: empty file")
+        raise ImageError(f"{label}: empty file", "empty")
     if len(data) > MAX_BYTES:
-        raise ImageError(f"{label}: file is {len(data) / 1e6:.0f} MB, over the {MAX_BYTES // 2**20} MB limit")
+        raise ImageError(f"{label}: file is {len(data) / 1e6:.0f} MB, over the {MAX_BYTES // 2**20} MB limit", "too_large")
+    if not _looks_like_image(data):
+        raise ImageError(f"{label}: not an image (unrecognised file type)", "not_image")
     try:
         Image.MAX_IMAGE_PIXELS = None  # we apply our own limits below, per format
         with Image.open(io.BytesIO(data)) as im:
@@ -67,14 +85,15 @@ def load_image(src: str | Path | bytes, name: str | None = None, target_long_sid
             except Exception:  # broken EXIF is common in messenger photos; ignore it
                 orientation = 1
     except UnidentifiedImageError:
-        raise ImageError(f"{label}: not an image (unrecognised file type)") from None
+        raise ImageError(f"{label}: not an image (unrecognised file type)", "not_image") from None
     except Exception as exc:  # noqa: BLE001 - any parser failure means "not readable"
         raise ImageError(f"{label}: cannot read image header ({type(exc).__name__})") from None
     pixels = w0 * h0
     is_jpeg = fmt == "JPEG"
     if pixels > (MAX_PIXELS_JPEG if is_jpeg else MAX_PIXELS_OTHER):
         limit = (MAX_PIXELS_JPEG if is_jpeg else MAX_PIXELS_OTHER) / 1e6
-        raise ImageError(f"{label}: image is {pixels / 1e6:.0f} megapixels, over the {limit:.0f} MP limit for {fmt}")
+        raise ImageError(f"{label}: image is {pixels / 1e6:.0f} megapixels, over the {limit:.0f} MP limit for {fmt}",
+                         "too_large")
     factor = 1
     if is_jpeg:
         while factor < 8 and max(w0, h0) / (factor * 2) >= target_long_side:

@@ -3,25 +3,20 @@ from __future__ import annotations
 
 import json
 
-from ..cli import UserError
+from .common import add_model_arg, load_recognizer
 
 
 def register(sub) -> None:
     p = sub.add_parser("bench", help="measure recognition speed (1280x720 frame, 12 MP photo)")
     p.add_argument("--repeat", type=int, default=10)
-    p.add_argument("--model", metavar="PATH", help="detector .onnx file or folder holding both models")
+    add_model_arg(p)
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
     from vision.bench import run_bench
-    from vision.onnx_yolo import ModelError
-    from vision.recognize import Recognizer
 
-    try:
-        rec = Recognizer(args.model)
-    except ModelError as exc:
-        raise UserError(str(exc)) from None
+    rec = load_recognizer(args.model)
     res = run_bench(rec, args.repeat)
     print(json.dumps(res, indent=2))
     targets = {"frame_1280x720": 60, "photo_12mp_4000x3000": 250}

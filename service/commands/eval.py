@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 from ..cli import UserError
+from .common import add_model_arg, load_recognizer
 
 
 def register(sub) -> None:
@@ -15,7 +16,7 @@ def register(sub) -> None:
                    help="DIR holds photos of one tile each, named by tile (3x1/*.jpg or 10-12.jpg)")
     p.add_argument("--per-class", type=int, default=None, help="with --single-tiles: at most N photos per tile")
     p.add_argument("--set", type=int, choices=[6, 9, 12, 15, 18], default=None, dest="set_max")
-    p.add_argument("--model", metavar="PATH", help="detector .onnx file or folder holding both models")
+    add_model_arg(p)
     p.add_argument("--only", help="evaluate only images whose path contains this text")
     p.add_argument("--json", action="store_true", help="print the summary and per-image rows as JSON")
     p.add_argument("--rendered", action="store_true",
@@ -25,13 +26,8 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from vision.evaluate import eval_labelled, eval_rendered, eval_single_tiles
-    from vision.onnx_yolo import ModelError
-    from vision.recognize import Recognizer
 
-    try:
-        rec = Recognizer(args.model)
-    except ModelError as exc:
-        raise UserError(str(exc)) from None
+    rec = load_recognizer(args.model)
     if args.rendered:
         print(json.dumps(eval_rendered(Path(args.folder), rec), indent=2))
         return 0

@@ -5,7 +5,7 @@ import json
 import sys
 from pathlib import Path
 
-from ..cli import UserError
+from .common import add_model_arg, load_recognizer
 
 
 def register(sub) -> None:
@@ -16,7 +16,7 @@ def register(sub) -> None:
     p.add_argument("--double-blank", type=int, choices=[0, 25, 50], default=0, help="points for a double-blank")
     p.add_argument("--set", type=int, choices=[6, 9, 12, 15, 18], default=None, dest="set_max",
                    help="the set in use (default: inferred from the values read)")
-    p.add_argument("--model", metavar="PATH", help="detector .onnx file or folder holding both models")
+    add_model_arg(p)
     p.set_defaults(func=run)
 
 
@@ -24,14 +24,9 @@ def run(args) -> int:
     from engine import HouseRules
     from vision.annotate import annotate_recognition
     from vision.imageio import ImageError, load_image
-    from vision.onnx_yolo import ModelError
-    from vision.recognize import Recognizer
     from vision.report import hand_report
 
-    try:
-        recognizer = Recognizer(args.model)
-    except ModelError as exc:
-        raise UserError(str(exc)) from None
+    recognizer = load_recognizer(args.model)
     rules = HouseRules(double_blank_value=args.double_blank)
     outdir = Path(args.annotate) if args.annotate else None
     if outdir:
