@@ -56,8 +56,9 @@ MISMATCH_RANK = 0.3
 """Rank penalty for disagreeing ends: with two candidates, the matching one wins."""
 AMBIGUOUS_MARGIN = 0.08
 """Two readings closer than this in cost are reported as ambiguous."""
-GAP_TOUCH = 0.3
-"""A tile inferred in a gap must touch its far neighbour at least this well."""
+GAP_TOUCH = 0.22
+"""A tile inferred in a gap must touch its far neighbour at least this well (half the
+leftover gap plus misfit, tile widths)."""
 NEAR_LAYOUT = 0.6
 """Face-up tiles this close (tile widths) to the layout but not part of it are 'lying
 apart' (a violation); farther ones are hands, boneyard or strays, and left out."""
@@ -485,7 +486,9 @@ def _hypotheses(quads: np.ndarray, j: int, half: int | None, targets: np.ndarray
 
     The missing tile's values follow from its two neighbours; a reading that would make
     it a tile seen elsewhere in the picture is dropped (a set has one of each), and a
-    lone tile on the far side must sit squarely against it."""
+    lone tile on the far side must sit squarely against it. The missing tile is placed
+    flush against tile j, but in truth the leftover gap is shared by both of its sides
+    (each contact has its own few millimetres), so half the far-side gap is the cost."""
     hf = make_frames(quads, ratio)
     s = len(quads)
     # contacts: hypothesis ends -> targets, and target ends -> hypothesis
@@ -516,13 +519,13 @@ def _hypotheses(quads: np.ndarray, j: int, half: int | None, targets: np.ndarray
                 py = a.local[k, e, 1]
                 th = 0 if py < 0 else 1
                 if doubles_t or (t, th) not in forest.used:
-                    options.append((max(a.dist[k, e], 0) + 0.3 * (1 - a.facing[k, e]), e, th))
+                    options.append((0.5 * max(a.dist[k, e], 0) + 0.3 * (1 - a.facing[k, e]), e, th))
         for e in (0, 1):  # target t's end e against the hypothesis
             if (t, e) in forest.used and not doubles_t:
                 continue
             if b.dist[k, e] <= TOUCH and b.dist[k, e] >= -OVERLAP and b.facing[k, e] > 0.5:
                 py = b.local[k, e, 1]
-                options.append((max(b.dist[k, e], 0) + 0.3 * (1 - b.facing[k, e]), 0 if py < 0 else 1, e))
+                options.append((0.5 * max(b.dist[k, e], 0) + 0.3 * (1 - b.facing[k, e]), 0 if py < 0 else 1, e))
         for cost, h_half, t_half in options:
             src_half = int(half_at_src[h])
             v_src = int(pips[j][half if half is not None else 0])
@@ -531,7 +534,7 @@ def _hypotheses(quads: np.ndarray, j: int, half: int | None, targets: np.ndarray
                 continue  # both neighbours on one half: only a double (crosswise) does that
             if (max(v_src, v_tgt), min(v_src, v_tgt)) in visible:
                 continue
-            if lone[t] and cost > 0.25:
+            if lone[t] and cost > 0.15:
                 continue
             cand = _Hypothesis(quads[h], j, half if half is not None else 0, src_half, t, t_half, h_half,
                                float(cost), double=v_src == v_tgt)
@@ -857,3 +860,10 @@ def audit_photo(recognition: Recognition, set_max: int | None = None, rules: Hou
     out["warnings"] = list(recognition.warnings) + out["warnings"]
     out["seconds"] = round(recognition.seconds + out["layout_seconds"], 3)
     return out
+
+
+def annotate_layout(img: Any, rec: Recognition | None, audit: dict[str, Any]) -> np.ndarray:
+    """The audit drawn on the photo (see `vision.annotate_layout`); the web API looks for it here."""
+    from .annotate_layout import annotate_layout as draw
+
+    return draw(img, rec, audit)

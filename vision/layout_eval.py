@@ -254,3 +254,42 @@ def summarise(scores: list[SceneScore]) -> dict[str, Any]:
         "ms_median_50plus": round(float(np.median(big)), 2) if len(big) else None,
         "ms_p95_50plus": round(float(np.percentile(big, 95)), 2) if len(big) else None,
     }
+
+
+def big_tables(n: int, seed: int = 0, min_tiles: int = 55, max_tries: int = 400) -> list[TablePlan]:
+    """`n` tables with at least `min_tiles` tiles in the layout (double-15 and -18 sets)."""
+    out: list[TablePlan] = []
+    for i in range(max_tries):
+        rng = np.random.default_rng(np.random.SeedSequence([seed, 10**6 + i]))
+        plan = plan_table(rng, (1280, 960), 15 if i % 2 else 18, None, max_tiles=int(rng.integers(58, 66)))
+        if len(plan.layout["tiles"]) >= min_tiles:
+            out.append(plan)
+            if len(out) >= n:
+                break
+    return out
+
+
+def benchmark(n: int = 10, seed: int = 0, repeats: int = 5) -> dict[str, Any]:
+    """Layout + audit time on big tables: the best of `repeats` runs per table (the
+    machine's other work only ever adds time), then the median and worst over tables."""
+    plans = big_tables(n, seed)
+    if not plans:
+        return {}
+    times, tiles, others = [], [], []
+    for k, plan in enumerate(plans):
+        det = detections_from_plan(plan, np.random.default_rng(k), Noise())
+        rules = HouseRules.from_dict(plan.meta["rules"])
+        best = float("inf")
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            audit_detections(det.tiles, det.face_down, plan.set_max, rules, None)
+            best = min(best, time.perf_counter() - t0)
+        times.append(best * 1000)
+        tiles.append(len(plan.layout["tiles"]))
+        others.append(len(det.tiles) + len(det.face_down) - tiles[-1])
+    return {
+        "tables": len(plans), "tiles_min": min(tiles), "tiles_max": max(tiles),
+        "other_tiles_mean": float(np.mean(others)), "repeats": repeats,
+        "ms_median": round(float(np.median(times)), 2), "ms_max": round(float(np.max(times)), 2),
+        "ms_each": [round(t, 2) for t in times],
+    }

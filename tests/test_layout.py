@@ -1,0 +1,285 @@
+"""Reading a layout from detected tiles: what touches what, gaps, the spinner, the audit."""
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from engine import HouseRules
+from vision.layout import audit_detections, read_layout
+from vision.layout_eval import Noise, detections_from_plan, score_scene
+from vision.synth.table import PLANT_KINDS, plan_table
+from vision.types import TileDetection
+
+CLEAN = Noise(corner_sigma=0.0, scale=0.0, drop=0.0, false_tiles=0.0)
+JITTER = Noise(drop=0.0)  # detector noise without missed tiles
+
+
+def _read(plan, noise: Noise, seed: int = 0):
+    det = detections_from_plan(plan, np.random.default_rng(seed), noise)
+    rules = HouseRules.from_dict(plan.meta["rules"])
+    out = audit_detections(det.tiles, det.face_down, plan.set_max, rules, None)
+    return det, out, score_scene(plan, det, out)
+
+
+def _tile(tid: int, centre: tuple[float, float], angle_deg: float, pips: tuple[int, int] | None,
+          w: float = 30.0, ratio: float = 2.0, face_down: bool = False) -> TileDetection:
+    """A detection centred at `centre` whose end 0 points `angle_deg` from up (image y down)."""
+    a = np.radians(angle_deg)
+    up = np.array([np.sin(a), -np.cos(a)])  # towards end 0
+    side = np.array([np.cos(a), np.sin(a)])
+    c = np.array(centre, np.float64)
+    h = ratio * w / 2
+    corners = np.array([c + up * h - side * w / 2, c + up * h + side * w / 2,
+                        c - up * h + side * w / 2, c - up * h - side * w / 2], np.float32)
+    return TileDetection(tid, corners, 0.9, face_down, pips, 0.9)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_clean_detections_give_back_the_true_layout(seed: int) -> None:
+    plan = plan_table(np.random.default_rng(seed), plant_kind=None)
+    _, out, score = _read(plan, CLEAN)
+    assert score.correct_edges == score.true_edges == score.found_edges
+    assert score.spinner_found
+    assert out["violations"] == []
+
+
+def test_jittered_detections_give_back_the_true_layout() -> None:
+    true = found = correct = spinners = 0
+    for seed in range(10):
+        plan = plan_table(np.random.default_rng(50 + seed), plant_kind=None)
+        _, out, score = _read(plan, JITTER, seed)
+        true += score.true_edges
+        found += score.found_edges
+        correct += score.correct_edges
+        spinners += score.spinner_found
+        assert out["violations"] == [], out["violations"]
+    assert correct / found >= 0.99 and correct / true >= 0.99
+    assert spinners == 10
+
+
+def test_strong_perspective_does_not_break_contacts() -> None:
+    plan = plan_table(np.random.default_rng(21), plant_kind=None)
+    det = detections_from_plan(plan, np.random.default_rng(0), CLEAN)
+    w, h = plan.size
+    # tilt the photo much further: the far side shrinks to 45% of the near side
+    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    dst = np.float32([[0.275 * w, 0], [0.725 * w, 0], [w, h], [0, h]])
+    hm = cv2.getPerspectiveTransform(src, dst)
+    for t in det.tiles + det.face_down:
+        t.corners = cv2.perspectiveTransform(t.corners.reshape(-1, 1, 2).astype(np.float64), hm).reshape(4, 2)
+    rules = HouseRules.from_dict(plan.meta["rules"])
+    out = audit_detections(det.tiles, det.face_down, plan.set_max, rules, None)
+    score = score_scene(plan, det, out)
+    assert score.correct_edges == score.true_edges == score.found_edges
+    assert out["violations"] == []
+
+
+def _drop_inner_tile(plan, kind: str = "along"):
+    """Detections of `plan` with one tile in the middle of an arm missing, and that tile's label id."""
+    lay = plan.layout
+    kids: dict[int, list[int]] = {}
+    for e in lay["edges"]:
+        kids.setdefault(e["to"], []).append(e["from"])
+    victims = [t for t in lay["tiles"] if lay["how"][str(t)] == kind and kids.get(t)
+               and len(kids.get(kids[t][0], [])) > 0]
+    assert victims
+    victim = victims[0]
+    det = detections_from_plan(plan, np.random.default_rng(0), JITTER)
+    gone = [d for d, lab in det.truth_of.items() if lab == victim][0]
+    det.tiles = [t for t in det.tiles if t.id != gone]
+    del det.truth_of[gone]
+    det.dropped.append(victim)
+    return det, victim
+
+
+def test_missed_tile_in_an_arm_is_reported_as_a_gap() -> None:
+    plan = plan_table(np.random.default_rng(4), set_max=12, plant_kind=None, max_tiles=40)
+    det, victim = _drop_inner_tile(plan)
+    rules = HouseRules.from_dict(plan.meta["rules"])
+    out = audit_detections(det.tiles, det.face_down, plan.set_max, rules, None)
+    assert len(out["gaps"]) == 1
+    gap = out["gaps"][0]
+    assert sorted(gap["pips"]) == sorted(plan.layout["pips"][str(victim)])
+    assert "missing" in gap["message"]
+    assert out["violations"] == []  # the layout continues past the hole
+    score = score_scene(plan, det, out)
+    assert score.correct_edges == score.true_edges
+
+
+def test_missed_spinner_is_inferred_from_its_arms() -> None:
+    plan = plan_table(np.random.default_rng(9), set_max=12, plant_kind=None, max_tiles=30)
+    det = detections_from_plan(plan, np.random.default_rng(0), JITTER)
+    spinner = [d for d, lab in det.truth_of.items() if lab == plan.layout["spinner"]][0]
+    det.tiles = [t for t in det.tiles if t.id != spinner]
+    del det.truth_of[spinner]
+    rules = HouseRules.from_dict(plan.meta["rules"])
+    out = audit_detections(det.tiles, det.face_down, plan.set_max, rules, None)
+    assert out["violations"] == []
+    inferred = {g["tile"]: g for g in out["gaps"]}
+    assert out["layout"]["spinner"] in inferred
+    value = plan.layout["pips"][str(plan.layout["spinner"])][0]
+    assert inferred[out["layout"]["spinner"]]["pips"] == [value, value]
+
+
+@pytest.mark.parametrize("kind", PLANT_KINDS)
+def test_each_planted_violation_is_found(kind: str) -> None:
+    for seed in range(3):
+        plan = plan_table(np.random.default_rng(200 + seed), plant_kind=kind)
+        _, out, score = _read(plan, JITTER, seed)
+        assert score.planted_found, (seed, out["violations"])
+        planted = plan.meta["planted"][0]
+        rules_seen = [v["rule"] for v in out["violations"]]
+        assert rules_seen.count(kind) >= 1
+        assert score.spinner_found
+
+
+def test_loose_tiles_stay_out_of_the_layout() -> None:
+    plan = plan_table(np.random.default_rng(31), plant_kind=None)
+    det = detections_from_plan(plan, np.random.default_rng(1), Noise(drop=0.0, false_tiles=4.0))
+    rules = HouseRules.from_dict(plan.meta["rules"])
+    out = audit_detections(det.tiles, det.face_down, plan.set_max, rules, None)
+    in_layout = {e["from"] for e in out["layout"]["edges"]} | {e["to"] for e in out["layout"]["edges"]}
+    assert not in_layout & set(det.false_ids)
+    assert set(det.false_ids) <= set(out["loose_tiles"])
+    assert out["violations"] == []
+
+
+def test_heap_of_tiles_gets_a_clear_report() -> None:
+    rng = np.random.default_rng(0)
+    tiles = [_tile(i, (200 + rng.uniform(-25, 25), 200 + rng.uniform(-25, 25)), rng.uniform(0, 360),
+                   (int(rng.integers(0, 7)), int(rng.integers(0, 7)))) for i in range(12)]
+    reading = read_layout(tiles, [], 6)
+    assert reading.status == "heap"
+    assert "piled" in reading.message
+
+
+def test_hand_with_no_layout_gets_a_clear_report() -> None:
+    # seven tiles side by side in a row, as a hand is laid out: nothing is played
+    tiles = [_tile(i, (100 + 36 * i, 200), 0, (i, 6 - i)) for i in range(7)]
+    reading = read_layout(tiles, [], 6)
+    assert reading.status == "no_layout"
+    assert "no layout" in reading.message
+    assert reading.layout is None
+
+
+def test_no_tiles_at_all() -> None:
+    out = audit_detections([], [], 9)
+    assert out["status"] == "no_tiles"
+    assert out["violations"] == [] and out["layout"]["spinner"] is None
+
+
+def _small_layout(first_id: int, x: float, value: int) -> list[TileDetection]:
+    """A spinner with two arms laid along its ends, at x."""
+    w, R = 30.0, 2.0
+    spinner = _tile(first_id, (x, 300), 90, (value, value))  # long axis across the picture
+    return [
+        spinner,
+        _tile(first_id + 1, (x, 300 - (0.5 + 0.02 + R / 2) * w), 0, (value + 1, value)),
+        _tile(first_id + 2, (x, 300 + (0.5 + 0.02 + R / 2) * w), 0, (value, value + 2)),
+    ]
+
+
+def test_two_separate_layouts_get_a_clear_report() -> None:
+    tiles = _small_layout(0, 200, 3) + _small_layout(3, 900, 5)
+    reading = read_layout(tiles, [], 9)
+    assert reading.status == "several_layouts"
+    assert "2 separate layouts" in reading.message
+    assert len(reading.others) == 1
+
+
+def test_report_has_the_promised_keys() -> None:
+    plan = plan_table(np.random.default_rng(12), plant_kind="too_many_arms")
+    _, out, _ = _read(plan, JITTER)
+    json.dumps(out)  # plain JSON all the way down
+    for key in ("tiles", "layout", "open_ends", "violations", "loose_tiles"):
+        assert key in out
+    t = out["tiles"][0]
+    assert {"id", "pips", "corners"} <= set(t)
+    assert {"spinner", "edges", "chickies"} <= set(out["layout"])
+    e = out["layout"]["edges"][0]
+    assert {"from", "from_pips", "to", "to_pips"} <= set(e)
+    for c in out["layout"]["chickies"]:
+        assert {"tile", "toes", "missing"} <= set(c)
+    v = out["violations"][0]
+    assert {"rule", "message", "tiles"} <= set(v)
+    for o in out["open_ends"]:
+        assert {"tile", "value", "accepts"} <= set(o)
+
+
+def test_audit_is_drawn_on_the_photo() -> None:
+    from vision.annotate_layout import draw_audit
+    from vision.synth.table import render_table
+
+    scene = render_table(np.random.default_rng(3), (640, 480), 9, plant_kind="ends_do_not_match")
+    from vision.layout_eval import Detected  # noqa: F401  (the labels play the detector)
+
+    tiles = [TileDetection(t.id, t.corners, 1.0, t.face_down, None if t.face_down else t.pips, 1.0)
+             for t in scene.tiles]
+    out = audit_detections([t for t in tiles if not t.face_down], [t for t in tiles if t.face_down], 9,
+                           HouseRules.from_dict(scene.meta["rules"]))
+    assert [v["rule"] for v in out["violations"]] == ["ends_do_not_match"]
+    picture = draw_audit(scene.image, out)
+    assert picture.shape == scene.image.shape
+    red = (picture[..., 2] > 200) & (picture[..., 1] < 60) & (picture[..., 0] < 60)
+    assert red.sum() > 50  # the violation is drawn in red
+
+
+def test_cli_audit_on_a_missing_file_is_one_line(capsys) -> None:
+    from service.cli import main
+
+    assert main(["audit", "/nonexistent/table.jpg"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "no such file" in err
+
+
+def test_cli_audit_on_a_file_that_is_not_an_image(tmp_path, capsys) -> None:
+    from service.cli import main
+
+    bad = tmp_path / "table.jpg"
+    bad.write_text("this is not a photo")
+    assert main(["audit", str(bad), "--json"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "not an image" in err
+
+
+def test_cli_audit_prints_json_and_draws(tmp_path, capsys, monkeypatch) -> None:
+    """The command end to end, with the recognizer replaced by the scene's own labels."""
+    from service.cli import main
+    from service.commands import common
+    from vision.synth.table import render_table
+    from vision.types import Recognition
+
+    scene = render_table(np.random.default_rng(8), (800, 600), 9, plant_kind="duplicate_tile")
+    photo = tmp_path / "table.png"
+    cv2.imwrite(str(photo), scene.image)
+
+    class LabelsAsDetector:
+        def recognize_loaded(self, img, set_max=None):
+            up = [TileDetection(t.id, t.corners, 1.0, False, t.pips, 1.0) for t in scene.tiles if not t.face_down]
+            down = [TileDetection(t.id, t.corners, 1.0, True) for t in scene.tiles if t.face_down]
+            return Recognition(img.source, img.width, img.height, up, down, set_max or 9)
+
+    monkeypatch.setattr(common, "load_recognizer", lambda model: LabelsAsDetector())
+    drawn = tmp_path / "audit.png"
+    assert main(["audit", str(photo), "--json", "--set", "9", "--annotate", str(drawn),
+                 "--arms", str(scene.meta["rules"]["spinner_arms"])]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert "duplicate_tile" in [v["rule"] for v in out["violations"]]
+    assert out["layout"]["spinner"] == scene.layout["spinner"]
+    assert cv2.imread(str(drawn)) is not None
+    assert main(["audit", str(photo), "--set", "9"]) == 0
+    text = capsys.readouterr().out
+    assert "spinner" in text and "duplicate_tile" in text
+
+
+def test_cli_eval_layout_small_run(capsys) -> None:
+    from service.cli import main
+
+    assert main(["eval-layout", "--count", "6", "--bench", "0", "--json", "--seed", "1"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    for key in ("edge_precision", "edge_recall", "spinner_found", "planted", "legal_clean"):
+        assert key in out
+    assert main(["eval-layout", "--count", "0"]) == 2
