@@ -1,0 +1,167 @@
+"""The tracker's picture of the table: tiles it has accepted, and what each frame showed.
+
+Tiles are known by their values: a set has exactly one of each, so "the 6-4" is the
+same tile in every frame wherever the camera has moved. Each processed frame becomes
+an `Observation` that says which known tiles were seen (and where, to re-register a
+knocked camera), which known tile's place read as some other tile, and which tiles
+are new. The tracker decides changes from several observations, never from one.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from engine import Tile
+
+from .geometry import TilePose, estimate_motion, motion_size
+
+CAMERA_SHIFT = 0.25
+"""Board-wide shift (tile widths) above which the camera is taken to have moved."""
+CAMERA_TURN_DEG = 1.0
+FEW_TILES_SHIFT = 0.4
+"""With fewer than three tiles on the board, the shift (tile widths) that counts as a camera move."""
+
+
+@dataclass
+class BoardTile:
+    tile: Tile
+    pose: TilePose
+    status: str
+    """"spinner", "legal", "illegal" (flagged, not part of the round), "joined" (on the
+    table when tracking started) or "loose" (lying apart from the layout)."""
+    player: int | None
+    on: Tile | None
+    touching: int | None
+    """Which end of `pose` (0 or 1) lies against `on`; the other end is the free one."""
+    frame: int
+    missing: bool = False
+
+    @property
+    def free_end(self) -> int | None:
+        return None if self.touching is None else 1 - self.touching
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"tile": str(self.tile), "status": self.status, "player": self.player,
+                "on": None if self.on is None else str(self.on), "corners": self.pose.to_list(),
+                "missing": self.missing}
+
+
+@dataclass
+class Observation:
+    frame: int
+    t: float
+    poses: list[TilePose]
+    """Every readable tile in the frame (image pixels)."""
+    image: Any = None
+    motion: np.ndarray | None = None
+    """2x3 similarity taking board coordinates to this frame's when the camera has moved."""
+    matched: int = 0
+    seen: set[Tile] = field(default_factory=set)
+    conflicts: dict[Tile, tuple[Tile, TilePose]] = field(default_factory=dict)
+    new: list[TilePose] = field(default_factory=list)
+
+
+def identity(pose: TilePose, set_max: int) -> Tile | None:
+    a, b = pose.pips
+    if not (0 <= a <= set_max and 0 <= b <= set_max):
+        return None
+    return Tile(a, b)
+
+
+def _angle_gap(a: TilePose, b: TilePose) -> float:
+    va, vb = a.axis(1), b.axis(1)
+    c = abs(float(np.dot(va, vb)))
+    return float(np.degrees(np.arccos(min(1.0, c))))
+
+
+def _corner_pairs(known: TilePose, seen: TilePose) -> tuple[np.ndarray, np.ndarray]:
+    """The two poses' corners in corresponding order (the recognizer may name either end 0)."""
+    a = known.corners
+    if known.pips == seen.pips and known.pips[0] != known.pips[1]:
+        return a, seen.corners
+    if known.pips == seen.pips[::-1] and known.pips[0] != known.pips[1]:
+        return a, np.roll(seen.corners, 2, axis=0)
+    # a double: whichever order lies closer
+    b0, b1 = seen.corners, np.roll(seen.corners, 2, axis=0)
+    return (a, b0) if np.abs(a - b0).sum() <= np.abs(a - b1).sum() else (a, b1)
+
+
+def register(obs: Observation, board: dict[Tile, BoardTile], set_max: int) -> None:
+    """Work out whether the camera moved, from the corners of known tiles seen again.
+    One tile is enough to follow a camera knocked right after the spinner went down;
+    with three or more, tiles that moved on their own are outvoted."""
+    src, dst, widths = [], [], []
+    for pose in obs.poses:
+        tile = identity(pose, set_max)
+        bt = board.get(tile) if tile is not None else None
+        if bt is None or bt.missing:
+            continue
+        a, b = _corner_pairs(bt.pose, pose)
+        src.append(a)
+        dst.append(b)
+        widths.append(bt.pose.width)
+    obs.motion = None
+    obs.matched = len(src)
+    if not src:
+        return
+    w = float(np.median(widths))
+    src_pts, dst_pts = np.vstack(src), np.vstack(dst)
+    centre = src_pts.mean(0)
+    if len(src) < 3:
+        m, _ = cv2.estimateAffinePartial2D(src_pts.astype(np.float32), dst_pts.astype(np.float32))
+        if m is None:
+            return
+        moved = src_pts @ m[:, :2].T + m[:, 2]
+        if np.hypot(*(moved - dst_pts).T).max() > 0.35 * w:
+            return  # not one rigid move
+        inliers = len(src)
+    else:
+        m, n_in = estimate_motion(src_pts, dst_pts, tol=0.3 * w)
+        if m is None or n_in < max(8, 0.6 * len(src_pts)):
+            return
+        inliers = n_in // 4
+    shift, turn = motion_size(m, centre)
+    if len(src) < 3:
+        # one or two tiles' corners give the turn only roughly: trust a clear shift alone
+        if shift > FEW_TILES_SHIFT * w:
+            obs.motion = m
+            obs.matched = inliers
+    elif shift > CAMERA_SHIFT * w or abs(turn) > CAMERA_TURN_DEG:
+        obs.motion = m
+        obs.matched = inliers
+
+
+def associate(obs: Observation, board: dict[Tile, BoardTile], set_max: int) -> None:
+    """Sort the frame's tiles into known tiles seen, known places read differently, and new tiles."""
+    obs.seen = set()
+    obs.conflicts = {}
+    obs.new = []
+    placed = [bt for bt in board.values()]
+    if obs.motion is not None:
+        poses = {bt.tile: bt.pose.transformed(obs.motion) for bt in placed}
+    else:
+        poses = {bt.tile: bt.pose for bt in placed}
+    centres = np.array([poses[bt.tile].centre for bt in placed]) if placed else np.zeros((0, 2))
+    for pose in obs.poses:
+        tile = identity(pose, set_max)
+        if tile is None:
+            continue
+        known = poses.get(tile)
+        if known is not None and np.hypot(*(known.centre - pose.centre)) < 0.5 * known.length:
+            obs.seen.add(tile)
+            continue
+        if len(centres):
+            d = np.hypot(*(centres - pose.centre).T)
+            k = int(np.argmin(d))
+            near = placed[k]
+            kp = poses[near.tile]
+            if d[k] < 0.3 * kp.length and _angle_gap(kp, pose) < 30 and near.tile != tile:
+                if near.tile not in obs.conflicts:
+                    obs.conflicts[near.tile] = (tile, pose)
+                continue
+            if d[k] < 0.3 * kp.length:
+                continue  # overlaps a known tile: a second reading of it
+        obs.new.append(pose)

@@ -1,0 +1,235 @@
+"""Measure the tracker on rendered game sequences with ground truth.
+
+A tracker play event matches a true play when it names the same tile and is decided
+after the tile was laid and before `MATCH_FRAMES` frames have passed (the tracker
+waits for the hand to leave and for a few still frames). From the matches:
+
+* play precision / recall: matched tracker plays / tracker plays, matched / true plays
+  (true plays include the planted illegal ones: they are plays on the table too);
+* attachment: matched plays whose tile it was laid against is right;
+* illegal flagged: planted plays matched by a play the tracker flagged illegal (and,
+  separately, whether it named the same rule);
+* false flags: plays flagged illegal that match no planted play, per 200 true plays;
+* player: matched plays credited to the right seat (turn order only: the camera does not
+  see draws and passes, so any pass shifts the credit until someone tells the tracker).
+
+Runs come in three kinds, and reports say which: "oracle" (detections derived from
+ground truth with simulated recognizer noise, motion from ground truth), "oracle+pixels"
+(the same detections, but the real motion gate on rendered frames) and "model" (the
+real recognizer and motion gate on rendered frames).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine import GameConfig
+
+from vision.synth.sequence import SequencePlan, SequenceRenderer
+
+from .events import TilePlayed, TileTakenBack, TrackEvent
+from .oracle import Noise, OracleDetector, TruthGate
+from .tracker import RecognizerDetector, Tracker
+
+MATCH_FRAMES = 200
+"""Longest a tracker event may lag the true event it matches (20 s at 10 fps)."""
+
+
+@dataclass
+class RunResult:
+    plan: SequencePlan
+    events: list[TrackEvent]
+    frames: int
+    frames_read: int
+    seconds: float
+    mode: str
+
+    @property
+    def fps(self) -> float:
+        return self.frames / self.seconds if self.seconds > 0 else float("inf")
+
+
+def make_tracker(plan: SequencePlan, detector: Any, gate: Any, evidence_dir: str | None = None) -> Tracker:
+    config = GameConfig(plan.players, plan.set_max, plan.rules)
+    return Tracker(config, detector=detector, gate=gate, spinner_player=plan.spinner_player,
+                   round_index=plan.round_index, evidence_dir=evidence_dir)
+
+
+def run_oracle(plan: SequencePlan, seed: int = 0, noise: Noise | None = None, pixels: bool = False) -> RunResult:
+    """Track a plan on ground-truth-derived detections; `pixels` renders the frames and uses
+    the real motion gate instead of the ground-truth one."""
+    detector = OracleDetector(plan, seed, noise)
+    if not pixels:
+        tracker = make_tracker(plan, detector, TruthGate(plan, seed, noise))
+        events: list[TrackEvent] = []
+        t0 = time.perf_counter()
+        for f in plan.frames:
+            events.extend(tracker.push(f, f.t))
+        return RunResult(plan, events, len(plan.frames), tracker.frames_read, time.perf_counter() - t0, "oracle")
+
+    renderer = SequenceRenderer(plan)
+    frames = plan.frames
+    tracker = make_tracker(plan, lambda _img: detector(frames[tracker.frames - 1]), None)
+    events = []
+    spent = 0.0
+    for f in frames:
+        img = renderer.frame(f.index)
+        t0 = time.perf_counter()
+        events.extend(tracker.push(img, f.t))
+        spent += time.perf_counter() - t0
+    return RunResult(plan, events, len(frames), tracker.frames_read, spent, "oracle+pixels")
+
+
+def run_model(plan: SequencePlan, recognizer: Any, evidence_dir: str | None = None,
+              frames: list[Any] | None = None) -> RunResult:
+    """Track a plan's rendered frames with the real recognizer and motion gate. Rendering is
+    not timed; `frames` may hold the pictures already rendered."""
+    renderer = None if frames is not None else SequenceRenderer(plan)
+    tracker = make_tracker(plan, RecognizerDetector(recognizer, plan.set_max), None, evidence_dir)
+    events: list[TrackEvent] = []
+    spent = 0.0
+    for f in plan.frames:
+        img = frames[f.index] if frames is not None else renderer.frame(f.index)  # type: ignore[union-attr]
+        t0 = time.perf_counter()
+        events.extend(tracker.push(img, f.t))
+        spent += time.perf_counter() - t0
+    return RunResult(plan, events, len(plan.frames), tracker.frames_read, spent, "model")
+
+
+@dataclass
+class Tally:
+    true_plays: int = 0
+    tracker_plays: int = 0
+    matched: int = 0
+    attached: int = 0
+    player_right: int = 0
+    planted: int = 0
+    planted_flagged: int = 0
+    planted_rule_right: int = 0
+    false_flags: int = 0
+    true_take_backs: int = 0
+    tracker_take_backs: int = 0
+    matched_take_backs: int = 0
+    spinners_right: int = 0
+    rounds: int = 0
+    frames: int = 0
+    frames_read: int = 0
+    seconds: float = 0.0
+    disturbed: int = 0
+    camera_moves_true: int = 0
+    camera_moves_seen: int = 0
+    misses: list[dict[str, Any]] = field(default_factory=list)
+    extras: list[dict[str, Any]] = field(default_factory=list)
+    wrong_attach: list[dict[str, Any]] = field(default_factory=list)
+    unflagged: list[dict[str, Any]] = field(default_factory=list)
+    false_flag_list: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(self, run: RunResult, keep: int = 20) -> None:
+        plan = run.plan
+        self.rounds += 1
+        self.frames += run.frames
+        self.frames_read += run.frames_read
+        self.seconds += run.seconds
+        truth = plan.plays()
+        plays = [e for e in run.events if isinstance(e, TilePlayed)]
+        self.true_plays += len(truth)
+        self.tracker_plays += len(plays)
+        used: set[int] = set()
+        matched_flags: set[int] = set()
+        for gt in truth:
+            hit = None
+            for k, ev in enumerate(plays):
+                if k in used or ev.tile != gt.tile:
+                    continue
+                if gt.frame - 2 <= ev.frame <= gt.frame + MATCH_FRAMES:
+                    hit = k
+                    break
+            if gt.planted:
+                self.planted += 1
+            if hit is None:
+                if len(self.misses) < keep:
+                    self.misses.append({"seq": plan.meta.get("name"), "frame": gt.frame, "tile": gt.tile,
+                                        "on": gt.on, "planted": gt.planted})
+                continue
+            used.add(hit)
+            ev = plays[hit]
+            self.matched += 1
+            if ev.on == gt.on:
+                self.attached += 1
+            elif len(self.wrong_attach) < keep:
+                self.wrong_attach.append({"seq": plan.meta.get("name"), "frame": gt.frame, "tile": gt.tile,
+                                          "true_on": gt.on, "tracker_on": ev.on})
+            if ev.player == gt.player:
+                self.player_right += 1
+            if gt.planted:
+                if not ev.legal:
+                    self.planted_flagged += 1
+                    matched_flags.add(hit)
+                    if ev.rule == gt.rule:
+                        self.planted_rule_right += 1
+                elif len(self.unflagged) < keep:
+                    self.unflagged.append({"seq": plan.meta.get("name"), "frame": gt.frame, "tile": gt.tile,
+                                           "on": gt.on, "rule": gt.rule, "planted": gt.planted})
+        for k, ev in enumerate(plays):
+            if k not in used and len(self.extras) < keep:
+                self.extras.append({"seq": plan.meta.get("name"), "frame": ev.frame, "tile": ev.tile, "on": ev.on,
+                                    "legal": ev.legal})
+            if not ev.legal and k not in matched_flags:
+                self.false_flags += 1
+                if len(self.false_flag_list) < keep:
+                    self.false_flag_list.append({"seq": plan.meta.get("name"), "frame": ev.frame, "tile": ev.tile,
+                                                 "on": ev.on, "rule": ev.rule, "message": ev.message})
+        # take-backs
+        tb_true = [e for e in plan.events if e.kind == "take_back"]
+        tb_seen = [e for e in run.events if isinstance(e, TileTakenBack)]
+        self.true_take_backs += len(tb_true)
+        self.tracker_take_backs += len(tb_seen)
+        used = set()
+        for gt in tb_true:
+            for k, ev in enumerate(tb_seen):
+                if k not in used and ev.tile == gt.tile and gt.frame - 2 <= ev.frame <= gt.frame + MATCH_FRAMES:
+                    used.add(k)
+                    self.matched_take_backs += 1
+                    break
+        spinner = next((e for e in plan.events if e.kind == "spinner"), None)
+        started = [e for e in run.events if e.kind == "round_started"]
+        if spinner is not None and started and getattr(started[0], "spinner", None) == spinner.tile:
+            self.spinners_right += 1
+        self.disturbed += sum(1 for e in run.events if e.kind == "board_disturbed")
+        self.camera_moves_true += sum(1 for e in plan.events if e.kind == "nudge")
+        self.camera_moves_seen += sum(1 for e in run.events if e.kind == "camera_moved")
+
+    def summary(self) -> dict[str, Any]:
+        def ratio(a: int, b: int) -> float | None:
+            return round(a / b, 4) if b else None
+
+        return {
+            "rounds": self.rounds,
+            "true_plays": self.true_plays,
+            "tracker_plays": self.tracker_plays,
+            "play_precision": ratio(self.matched, self.tracker_plays),
+            "play_recall": ratio(self.matched, self.true_plays),
+            "attachment_correct": ratio(self.attached, self.matched),
+            "planted_illegal": self.planted,
+            "planted_flagged": ratio(self.planted_flagged, self.planted),
+            "planted_rule_named_right": ratio(self.planted_rule_right, self.planted),
+            "false_flags": self.false_flags,
+            "false_flags_per_200_plays": round(200 * self.false_flags / self.true_plays, 3) if self.true_plays else None,
+            "player_credited_right": ratio(self.player_right, self.matched),
+            "take_back_recall": ratio(self.matched_take_backs, self.true_take_backs),
+            "take_back_precision": ratio(self.matched_take_backs, self.tracker_take_backs),
+            "spinner_right": ratio(self.spinners_right, self.rounds),
+            "board_disturbed_events": self.disturbed,
+            "camera_nudges": self.camera_moves_true,
+            "camera_moved_events": self.camera_moves_seen,
+            "frames": self.frames,
+            "frames_read": self.frames_read,
+            "read_share": ratio(self.frames_read, self.frames),
+            "tracker_seconds": round(self.seconds, 2),
+            "tracker_fps": round(self.frames / self.seconds, 1) if self.seconds > 0 else None,
+        }
+
+    def examples(self) -> dict[str, Any]:
+        return {"missed_plays": self.misses, "extra_plays": self.extras, "wrong_attachment": self.wrong_attach,
+                "planted_not_flagged": self.unflagged, "false_flags": self.false_flag_list}

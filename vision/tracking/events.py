@@ -1,0 +1,179 @@
+"""What the tracker reports: one dataclass per kind of happening, each with `to_dict()`.
+
+Events are the tracker's only output besides its `state`; the CLI prints them, the
+web service sends them over its WebSocket, and the evaluation matches them against
+ground truth, so every event says where (frame index) and when (stream seconds) it
+was decided, and plays carry the engine's verdict with the rule's stable code.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, ClassVar
+
+
+@dataclass
+class TrackEvent:
+    """Base of every event: the frame and stream time at which the tracker decided it."""
+
+    frame: int
+    t: float
+    kind: ClassVar[str] = "event"
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {"kind": self.kind}
+        d.update({k: v for k, v in asdict(self).items() if v is not None})
+        if isinstance(d.get("t"), float):
+            d["t"] = round(d["t"], 3)
+        return d
+
+    def describe(self) -> str:
+        """One line for a person watching the terminal."""
+        return self.kind.replace("_", " ")
+
+
+@dataclass
+class RoundStarted(TrackEvent):
+    spinner: str
+    round_index: int
+    round_double: int
+    first_player: int
+    """Who plays first, by the engine (the player after the one who laid the spinner)."""
+    kind: ClassVar[str] = "round_started"
+
+    def describe(self) -> str:
+        return f"round {self.round_index + 1} (double-{self.round_double}) started with spinner {self.spinner}; " \
+               f"player {self.first_player} to play"
+
+
+@dataclass
+class TilePlayed(TrackEvent):
+    tile: str
+    player: int | None
+    on: str | None
+    """The tile it was laid against (None when it touches nothing)."""
+    slot: int | None = None
+    end: int | None = None
+    """The engine's open-end id when the play was legal."""
+    legal: bool = True
+    rule: str | None = None
+    """Engine code of the rule broken, for an illegal play."""
+    message: str | None = None
+    evidence: str | None = None
+    """Image saved as evidence of an illegal play."""
+    kind: ClassVar[str] = "tile_played"
+
+    def describe(self) -> str:
+        who = "someone" if self.player is None else f"player {self.player}"
+        where = f" on {self.on}" if self.on else ""
+        if self.legal:
+            return f"{who} played {self.tile}{where}"
+        text = f"ILLEGAL: {who} played {self.tile}{where}: {self.message} ({self.rule})"
+        if self.evidence:
+            text += f" [evidence {self.evidence}]"
+        return text
+
+
+@dataclass
+class TileTakenBack(TrackEvent):
+    tile: str
+    player: int | None
+    was_legal: bool
+    kind: ClassVar[str] = "tile_taken_back"
+
+    def describe(self) -> str:
+        who = "someone" if self.player is None else f"player {self.player}"
+        return f"{who} took back {self.tile}" + ("" if self.was_legal else " (the illegal play is withdrawn)")
+
+
+@dataclass
+class BoardDisturbed(TrackEvent):
+    missing: list[str] = field(default_factory=list)
+    """Tiles gone from the layout that cannot be taken back (not the last play)."""
+    moved: list[str] = field(default_factory=list)
+    returned: list[str] = field(default_factory=list)
+    """Tiles reported missing earlier that are back."""
+    loose: list[str] = field(default_factory=list)
+    """New tiles lying apart from the layout (not laid against anything)."""
+    kind: ClassVar[str] = "board_disturbed"
+
+    def describe(self) -> str:
+        parts = []
+        for name, tiles in (("missing", self.missing), ("moved", self.moved), ("back", self.returned),
+                            ("lying apart", self.loose)):
+            if tiles:
+                parts.append(f"{name}: {', '.join(tiles)}")
+        return "board disturbed (" + "; ".join(parts) + ")"
+
+
+@dataclass
+class CameraMoved(TrackEvent):
+    shift_px: float
+    rotation_deg: float
+    tiles_matched: int
+    kind: ClassVar[str] = "camera_moved"
+
+    def describe(self) -> str:
+        return f"camera moved ({self.shift_px:.0f} px, {self.rotation_deg:.1f} deg); board re-registered " \
+               f"on {self.tiles_matched} tiles"
+
+
+@dataclass
+class FrameRejected(TrackEvent):
+    reason: str
+    kind: ClassVar[str] = "frame_rejected"
+
+    def describe(self) -> str:
+        return f"frame skipped: {self.reason}"
+
+
+@dataclass
+class StreamLost(TrackEvent):
+    reason: str
+    kind: ClassVar[str] = "stream_lost"
+
+    def describe(self) -> str:
+        return f"stream lost: {self.reason}; the game so far is kept, tracking resumes when frames return"
+
+
+@dataclass
+class StreamResumed(TrackEvent):
+    kind: ClassVar[str] = "stream_resumed"
+
+    def describe(self) -> str:
+        return "stream back; tracking resumed"
+
+
+@dataclass
+class RoundScored(TrackEvent):
+    round_index: int
+    round_double: int
+    raw: list[int]
+    scores: list[int]
+    totals: list[int]
+    source: str
+    """"hand_photos" or "typed"."""
+    rules: str
+    kind: ClassVar[str] = "round_scored"
+
+    def describe(self) -> str:
+        return f"round {self.round_index + 1} (double-{self.round_double}) scored from {self.source}: " \
+               f"{self.scores}; totals {self.totals} [{self.rules}]"
+
+
+@dataclass
+class Notice(TrackEvent):
+    """Something a person should know that is not a play (a spinner that is not the
+    round's double, a misread the tracker chose to ignore)."""
+
+    message: str
+    kind: ClassVar[str] = "notice"
+
+    def describe(self) -> str:
+        return self.message
+
+
+EVENT_KINDS: dict[str, type[TrackEvent]] = {
+    cls.kind: cls
+    for cls in (RoundStarted, TilePlayed, TileTakenBack, BoardDisturbed, CameraMoved, FrameRejected,
+                StreamLost, StreamResumed, RoundScored, Notice)
+}

@@ -1,0 +1,735 @@
+"""Follow a live round: frames in, events out.
+
+    tracker = Tracker(GameConfig(4, 9, rules))
+    for frame, t in source:
+        for event in tracker.push(frame, t):
+            print(event.describe())
+    tracker.state            # the stable board, open ends, whose turn, the score sheet
+
+Per frame the tracker asks its motion gate first. While something moves (a hand, a
+knocked camera) it does nothing else: hands hide tiles and blur smears pips. When
+the picture is still and differs from the last settled one, it runs the recognizer
+and files the result as an `Observation`; once `window` still observations agree on
+a change (a tile that was not there, a tile gone, a camera that moved), the change is
+made and judged:
+
+* a new tile is matched to the tile it lies against (geometry) and the engine judges
+  the play at that moment (`Referee`); an illegal play is flagged with its rule and
+  the frame is saved as evidence;
+* the last play disappearing is a take-back (the rules allow it before the next
+  play); any other tile disappearing is a disturbed board, reported, not played;
+* a knocked camera moves every tile together: the board is re-registered.
+
+When every reading agrees with the board, the tracker settles and stops running the
+recognizer until the picture changes again (or `recheck_s` passes), which is what
+makes it fast enough for a live camera.
+"""
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from engine import GameConfig, ScoreSheet, Tile, hand_score, round_scores
+from engine.board import SLOT_STRIDE
+
+from .board import BoardTile, Observation, associate, identity, register
+from .events import (BoardDisturbed, CameraMoved, FrameRejected, Notice, RoundScored, RoundStarted,
+                     StreamLost, StreamResumed, TileTakenBack, TilePlayed, TrackEvent)
+from .geometry import ATTACH_MAX, TilePose, contact_on_double, contact_on_tile, motion_size, pose_from_detection
+from .motion import MotionGate, MotionReading
+from .referee import Referee
+
+WINDOW = 3
+"""Still observations a new tile must appear in (all but one of them) to be accepted."""
+REMOVE_WINDOW = 4
+"""Still observations a tile must be absent from before it counts as gone."""
+RECHECK_S = 3.0
+"""Seconds between re-reads while nothing seems to change (catches slow changes)."""
+MAX_WINDOW = 8
+MAX_UNSETTLED_READS = 10
+"""Reads without a decision after which the tracker settles anyway (a tile it cannot make
+out must not keep the recognizer running on every frame)."""
+ALTERNATIVE_MARGIN = 0.2
+"""How much worse (tile widths) a legal place may fit than an illegal one and still be preferred."""
+
+Detector = Callable[[Any], Sequence[Any]]
+"""frame -> tile detections (`vision.types.TileDetection`-like: corners, pips, confidence)."""
+
+
+class RecognizerDetector:
+    """The real recognizer as a tracker detector."""
+
+    def __init__(self, recognizer: Any, set_max: int | None) -> None:
+        self.recognizer = recognizer
+        self.set_max = set_max
+
+    def __call__(self, frame: np.ndarray) -> list[Any]:
+        from vision.imageio import LoadedImage
+
+        h, w = frame.shape[:2]
+        rec = self.recognizer.recognize_loaded(LoadedImage(frame, 1.0, w, h, "frame"), self.set_max)
+        return rec.tiles
+
+
+@dataclass
+class TrackerState:
+    """What the tracker believes now: everything a live view needs to draw."""
+
+    round_index: int | None
+    round_double: int | None
+    spinner: str | None
+    turn: int | None
+    tiles: list[dict[str, Any]]
+    open_ends: list[dict[str, Any]]
+    must_feed: str | None
+    """The spinner or chickie that must get its tiles before play goes elsewhere."""
+    illegal_on_table: list[str]
+    plays: int
+    scores: dict[str, Any]
+    settled: bool
+    frames: int
+    frames_read: int
+    """Frames the recognizer ran on (the rest were decided by the motion gate)."""
+    size: tuple[int, int] | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
+
+
+@dataclass
+class _RoundBook:
+    """A round in progress or finished, for the game record."""
+
+    referee: Referee
+    round_index: int
+    record: dict[str, Any] | None = None
+    illegal: list[dict[str, Any]] = field(default_factory=list)
+
+
+class Tracker:
+    """Frames of one table in, `TrackEvent`s out; usable one frame at a time (`push`)."""
+
+    def __init__(self, config: GameConfig, *, detector: Detector | None = None, gate: Any = None,
+                 spinner_player: int = 0, round_index: int | None = None, evidence_dir: str | Path | None = None,
+                 window: int = WINDOW, remove_window: int = REMOVE_WINDOW, recheck_s: float = RECHECK_S,
+                 player_names: list[str] | None = None) -> None:
+        self.config = config
+        self.rules = config.rules
+        self.detector = detector
+        self.gate = gate if gate is not None else MotionGate()
+        self.next_spinner_player = spinner_player % config.players
+        self.next_round_index = round_index
+        self.evidence_dir = Path(evidence_dir) if evidence_dir else None
+        self.window_size = window
+        self.remove_window = max(remove_window, window)
+        self.recheck_s = recheck_s
+        self.player_names = player_names
+        self.sheet = ScoreSheet(config.players, config.rules)
+        self.rounds: list[_RoundBook] = []
+        self.current: _RoundBook | None = None
+        self.board: dict[Tile, BoardTile] = {}
+        self.window: list[Observation] = []
+        self.settled = False
+        self.frames = 0
+        self.frames_read = 0
+        self.last_read_t = -math.inf
+        self.size: tuple[int, int] | None = None
+        self._lost = False
+        self._misreads: set[tuple[Tile, Tile]] = set()
+        self._reads_since_change = 0
+
+    # --- input ------------------------------------------------------------------------
+
+    def push(self, frame: Any, t: float | None = None) -> list[TrackEvent]:
+        """Take one frame (BGR uint8 image; any other object is handed to the detector and
+        gate as is, which is how ground-truth evaluations drive the tracker)."""
+        index = self.frames
+        self.frames += 1
+        if t is None:
+            t = index / 30.0
+        events: list[TrackEvent] = []
+        if self._lost:
+            self._lost = False
+            events.append(StreamResumed(index, t))
+        if isinstance(frame, np.ndarray) or frame is None:
+            frame, problem = self._check_frame(frame)
+            if problem is not None:
+                events.append(FrameRejected(index, t, problem))
+                return events
+        reading: MotionReading = self.gate.update(frame)
+        if reading.moving:
+            self.window.clear()
+            return events
+        if reading.changed:
+            self.settled = False
+        elif self.settled and t - self.last_read_t < self.recheck_s:
+            return events
+        if self.detector is None:
+            return events
+        detections = self.detector(frame)
+        self.frames_read += 1
+        self.last_read_t = t
+        poses = [p for p in (pose_from_detection(d) for d in detections if not getattr(d, "face_down", False))
+                 if p is not None]
+        obs = Observation(index, t, poses, frame if isinstance(frame, np.ndarray) else None)
+        self._associate(obs)
+        self.window.append(obs)
+        del self.window[:-MAX_WINDOW]
+        events.extend(self._decide())
+        return events
+
+    def _check_frame(self, frame: np.ndarray | None) -> tuple[Any, str | None]:
+        """A usable frame, or why not (one line). A frame of another size with the same shape
+        of picture is scaled to the first frame's size; any other size is refused."""
+        if frame is None or not isinstance(frame, np.ndarray) or frame.size == 0:
+            return frame, "empty frame"
+        if frame.dtype != np.uint8:
+            return frame, f"frame has pixel type {frame.dtype}, expected 8-bit"
+        if frame.ndim == 2:
+            import cv2
+
+            frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+        elif frame.ndim != 3 or frame.shape[2] not in (3, 4):
+            return frame, f"frame has shape {frame.shape}, expected height x width x 3"
+        elif frame.shape[2] == 4:
+            frame = np.ascontiguousarray(frame[..., :3])
+        h, w = frame.shape[:2]
+        if self.size is None:
+            if min(h, w) < 64:
+                return frame, f"frame is {w}x{h}, too small to read tiles"
+            self.size = (w, h)
+            return frame, None
+        W, H = self.size
+        if (w, h) == (W, H):
+            return frame, None
+        if abs(w / h - W / H) < 0.01 * W / H:
+            import cv2
+
+            return cv2.resize(frame, (W, H), interpolation=cv2.INTER_AREA if w > W else cv2.INTER_LINEAR), None
+        return frame, f"frame is {w}x{h} but this stream is {W}x{H}"
+
+    def stream_lost(self, reason: str, t: float | None = None) -> list[TrackEvent]:
+        """The source stopped delivering; the game so far stays, tracking resumes on the next frame."""
+        self._lost = True
+        self.window.clear()
+        return [StreamLost(self.frames, self.last_read_t if t is None else t, reason)]
+
+    # --- observing --------------------------------------------------------------------
+
+    def _associate(self, obs: Observation) -> None:
+        register(obs, self.board, self.config.set_max)
+        associate(obs, self.board, self.config.set_max)
+
+    def _reassociate(self) -> None:
+        for obs in self.window:
+            self._associate(obs)
+
+    # --- deciding ---------------------------------------------------------------------
+
+    def _decide(self) -> list[TrackEvent]:
+        W = self.window_size
+        if len(self.window) < W:
+            return []
+        recent = self.window[-W:]
+        # a knocked camera first: every observation since must agree on the move
+        moved = [o.motion is not None for o in recent]
+        if any(moved):
+            if all(moved):
+                return self._camera_moved(recent)
+            return []
+        events: list[TrackEvent] = []
+        changed = False
+        # tiles gone
+        if len(self.window) >= self.remove_window:
+            span = self.window[-self.remove_window:]
+            gone = [bt for bt in self.board.values() if not bt.missing
+                    and all(bt.tile not in o.seen and bt.tile not in o.conflicts for o in span)]
+            if gone:
+                events.extend(self._tiles_gone(gone, span[0]))
+                changed = True
+        # tiles back
+        back = [bt for bt in self.board.values() if bt.missing and sum(bt.tile in o.seen for o in recent) >= W - 1]
+        if back:
+            for bt in back:
+                bt.missing = False
+            events.append(BoardDisturbed(recent[-1].frame, recent[-1].t, returned=[str(bt.tile) for bt in back]))
+        # a known tile's place reads as another tile in (nearly) every observation
+        replaced = self._replacements(recent)
+        # new tiles
+        found = self._new_tiles(recent)
+        for old, (tile, pose, first) in replaced.items():
+            bt = self.board.get(old)
+            if bt is None:
+                continue
+            if bt.status == "illegal" or self._is_last_play(bt):
+                events.extend(self._take_back(bt, first))
+                found.append((tile, pose, first))
+                changed = True
+            elif (old, tile) not in self._misreads:
+                self._misreads.add((old, tile))
+        if found:
+            events.extend(self._place(found))
+            changed = True
+        if changed:
+            self._reassociate()
+            self.settled = False
+            self._reads_since_change = 0
+            return events
+        self._reads_since_change += 1
+        clear = not self._unresolved(self.window[-self.remove_window:])
+        if not self.settled and len(self.window) >= self.remove_window and (
+                clear or self._reads_since_change >= MAX_UNSETTLED_READS):
+            self.settled = True
+            self.gate.set_reference()
+        return events
+
+    @staticmethod
+    def _clusters(observations: list[Observation]) -> list[list[tuple[int, TilePose]]]:
+        """New-tile readings grouped by place: (observation number, pose) lists."""
+        clusters: list[list[tuple[int, TilePose]]] = []
+        for k, obs in enumerate(observations):
+            for pose in obs.new:
+                c = pose.centre
+                for cl in clusters:
+                    ref = cl[0][1]
+                    if np.hypot(*(ref.centre - c)) < 0.4 * ref.length:
+                        cl.append((k, pose))
+                        break
+                else:
+                    clusters.append([(k, pose)])
+        return clusters
+
+    def _unresolved(self, observations: list[Observation]) -> bool:
+        """Whether something was read at one place in two or more of these observations without
+        being decided (a tile the reader cannot make out yet): not the moment to settle."""
+        for cl in self._clusters(observations):
+            if len({k for k, _ in cl}) >= 2:
+                return True
+        counts = Counter(old for o in observations for old in o.conflicts)
+        return any(n >= 2 for n in counts.values())
+
+    def _replacements(self, recent: list[Observation]) -> dict[Tile, tuple[Tile, TilePose, Observation]]:
+        need = self.window_size - 1
+        out: dict[Tile, tuple[Tile, TilePose, Observation]] = {}
+        keys = set().union(*(o.conflicts.keys() for o in recent))
+        for old in keys:
+            reads = [(o, o.conflicts[old]) for o in recent if old in o.conflicts and old not in o.seen]
+            if len(reads) < need:
+                continue
+            votes = Counter(tile for _, (tile, _) in reads)
+            tile, n = votes.most_common(1)[0]
+            if n < need or tile in self.board:
+                continue
+            first = next(o for o, (t, _) in reads if t == tile)
+            pose = next(p for _, (t, p) in reversed(reads) if t == tile)
+            out[old] = (tile, pose, first)
+        return out
+
+    def _new_tiles(self, recent: list[Observation]) -> list[tuple[Tile, TilePose, Observation]]:
+        """Tiles not on the board seen in all but one of the recent observations, at one place."""
+        need = max(2, self.window_size - 1)
+        clusters = self._clusters(recent)
+        out = []
+        taken: set[Tile] = set()
+        for cl in clusters:
+            if len({k for k, _ in cl}) < need:
+                continue
+            votes = Counter(identity(p, self.config.set_max) for _, p in cl)
+            tile, n = votes.most_common(1)[0]
+            if tile is None or n < need or tile in taken:
+                continue
+            k0 = min(k for k, p in cl if identity(p, self.config.set_max) == tile)
+            pose = [p for k, p in cl if identity(p, self.config.set_max) == tile][-1]
+            known = self.board.get(tile)
+            if known is not None:
+                # a tile already on the board, seen somewhere else: moved, or a misreading
+                if known.missing or all(tile not in o.seen for o in recent):
+                    known.pose = pose
+                    known.missing = False
+                    taken.add(tile)
+                    # reported below as a move (not a play)
+                    out.append((tile, pose, recent[k0]))
+                continue
+            taken.add(tile)
+            out.append((tile, pose, recent[k0]))
+        return out
+
+    # --- changes ----------------------------------------------------------------------
+
+    def _camera_moved(self, recent: list[Observation]) -> list[TrackEvent]:
+        m = recent[-1].motion
+        assert m is not None
+        centre = np.mean([bt.pose.centre for bt in self.board.values()], axis=0)
+        shift, turn = motion_size(m, centre)
+        for bt in self.board.values():
+            bt.pose = bt.pose.transformed(m)
+        self._reassociate()
+        last = recent[-1]
+        return [CameraMoved(recent[0].frame, recent[0].t, round(shift, 1), round(turn, 2), last.matched)]
+
+    def _is_last_play(self, bt: BoardTile) -> bool:
+        if self.current is None:
+            return False
+        last = self.current.referee.last_play()
+        return last is not None and last.tile == bt.tile and bt.status == "legal"
+
+    def _take_back(self, bt: BoardTile, obs: Observation) -> list[TrackEvent]:
+        del self.board[bt.tile]
+        if bt.status == "illegal":
+            if self.current is not None:
+                for item in self.current.illegal:
+                    if item["tile"] == str(bt.tile) and item.get("taken_back_frame") is None:
+                        item["taken_back_frame"] = obs.frame
+            return [TileTakenBack(obs.frame, obs.t, str(bt.tile), bt.player, False)]
+        assert self.current is not None
+        play = self.current.referee.take_back()
+        return [TileTakenBack(obs.frame, obs.t, str(bt.tile), play.player, True)]
+
+    def _tiles_gone(self, gone: list[BoardTile], obs: Observation) -> list[TrackEvent]:
+        events: list[TrackEvent] = []
+        in_round = [bt for bt in self.board.values() if bt.status not in ("loose",)]
+        if len(in_round) >= 2 and all(bt in gone for bt in in_round):
+            return self._board_cleared(obs)
+        missing = []
+        # the newest first, so a take-back of the last play is seen before older tiles
+        for bt in sorted(gone, key=lambda b: -b.frame):
+            if bt.status == "loose":
+                del self.board[bt.tile]
+            elif bt.status == "illegal" or self._is_last_play(bt):
+                events.extend(self._take_back(bt, obs))
+            elif not bt.missing:
+                bt.missing = True
+                missing.append(str(bt.tile))
+        if missing:
+            events.append(BoardDisturbed(obs.frame, obs.t, missing=missing))
+        return events
+
+    def _board_cleared(self, obs: Observation) -> list[TrackEvent]:
+        """Every tile gone at once: the round's tiles were swept up."""
+        self.board.clear()
+        ev: list[TrackEvent] = [Notice(obs.frame, obs.t, "the layout was cleared from the table")]
+        if self.current is not None and self.current.record is None:
+            ev[0] = Notice(obs.frame, obs.t, "the layout was cleared from the table; score the round with "
+                                             "hand photos or typed totals")
+        return ev
+
+    def _place(self, found: list[tuple[Tile, TilePose, Observation]]) -> list[TrackEvent]:
+        events: list[TrackEvent] = []
+        moved = [(t, p, o) for t, p, o in found if t in self.board]
+        fresh = [(t, p, o) for t, p, o in found if t not in self.board]
+        if moved:
+            o = moved[0][2]
+            events.append(BoardDisturbed(o.frame, o.t, moved=[str(t) for t, _, _ in moved]))
+        if not fresh:
+            return events
+        if self.current is None or not any(bt.status != "loose" for bt in self.board.values()):
+            events.extend(self._start_round(fresh))
+            fresh = [(t, p, o) for t, p, o in fresh if t not in self.board]
+        pending = list(fresh)
+        loose: list[str] = []
+        if len(pending) > 1 and self.current is not None:
+            pending = self._play_order(pending)
+        while pending:
+            # the tile seen first goes first, among those that lie against the board now
+            options = [(item, self._candidates(item[1])) for item in pending]
+            placeable = [(item, c) for item, c in options if c]
+            if placeable:
+                item, cands = min(placeable, key=lambda ic: (ic[0][2].frame, pending.index(ic[0])))
+            else:
+                item, cands = options[0]
+            pending.remove(item)
+            tile, pose, obs = item
+            if not cands and not self._near_layout(pose):
+                self.board[tile] = BoardTile(tile, pose, "loose", None, None, None, obs.frame)
+                loose.append(str(tile))
+                continue
+            events.append(self._judge(tile, pose, obs, cands))
+        if loose:
+            o = fresh[0][2]
+            events.append(BoardDisturbed(o.frame, o.t, loose=loose))
+        return events
+
+    def _play_order(self, items: list[tuple[Tile, TilePose, Observation]]) -> list[tuple[Tile, TilePose, Observation]]:
+        """Several tiles appeared at once (two plays under one hand, or a missed still moment):
+        the order the engine finds fewest faults with, trying every order of up to four tiles."""
+        import itertools
+
+        if len(items) > 4:
+            return items
+        assert self.current is not None
+        best: tuple[int, int, list] | None = None
+        for k, order in enumerate(itertools.permutations(items)):
+            referee = self.current.referee.copy()
+            placed: dict[Tile, BoardTile] = {}
+            faults = 0
+            for tile, pose, obs in order:
+                cands = self._candidates(pose, extra=placed, referee=referee)
+                verdict = None
+                for score, bt, contact in cands:
+                    if score > cands[0][0] + ALTERNATIVE_MARGIN:
+                        break
+                    v = referee.judge(tile, bt.tile, pose.pips[contact.touching])
+                    if v.legal:
+                        verdict = v
+                        referee.accept(tile, v, obs.frame, obs.t)
+                        placed[tile] = BoardTile(tile, pose, "legal", v.player, bt.tile, contact.touching, obs.frame)
+                        break
+                if verdict is None:
+                    faults += 1
+            if best is None or faults < best[0]:
+                best = (faults, k, list(order))
+            if faults == 0:
+                break
+        assert best is not None
+        return best[2]
+
+    def _near_layout(self, pose: TilePose) -> bool:
+        for bt in self.board.values():
+            if bt.status == "loose":
+                continue
+            if np.hypot(*(bt.pose.centre - pose.centre)) < 1.6 * bt.pose.length:
+                return True
+        return False
+
+    def _candidates(self, pose: TilePose, extra: dict[Tile, BoardTile] | None = None,
+                    referee: Referee | None = None) -> list[tuple[float, BoardTile, Any]]:
+        """Board tiles `pose` may lie against, best first: (mismatch, tile, contact)."""
+        if referee is None:
+            referee = self.current.referee if self.current is not None else None
+        out = []
+        tiles = list(self.board.values()) + (list(extra.values()) if extra else [])
+        for bt in tiles:
+            if bt.status == "loose" or bt.missing:
+                continue
+            if np.hypot(*(bt.pose.centre - pose.centre)) > 2.5 * bt.pose.length:
+                continue
+            if bt.tile.is_double and bt.status in ("spinner", "legal", "joined"):
+                contact = contact_on_double(pose, bt.pose)
+            elif bt.free_end is not None:
+                contact = contact_on_tile(pose, bt.pose, bt.free_end)
+            else:
+                continue
+            score = contact.score
+            if referee is not None and bt.status in ("spinner", "legal") and not referee.open_slots(bt.tile):
+                score += 0.15  # prefer a place where a tile may go, when two are equally close
+            if score <= ATTACH_MAX:
+                out.append((score, bt, contact))
+        out.sort(key=lambda c: c[0])
+        return out
+
+    def _start_round(self, fresh: list[tuple[Tile, TilePose, Observation]]) -> list[TrackEvent]:
+        doubles = [item for item in fresh if item[0].is_double]
+        if not doubles:
+            return []
+        events: list[TrackEvent] = []
+        if len(fresh) == 1:
+            spinner_item = doubles[0]
+        else:  # joined a round in progress: the spinner is the double nearest the middle of the layout
+            mid = np.mean([p.centre for _, p, _ in fresh], axis=0)
+            spinner_item = min(doubles, key=lambda it: np.hypot(*(it[1].centre - mid)))
+        tile, pose, obs = spinner_item
+        round_index = self._round_index_for(tile)
+        referee = Referee(self.config, tile, self.next_spinner_player)
+        self.current = _RoundBook(referee, round_index)
+        self.rounds.append(self.current)
+        self.board = {t: bt for t, bt in self.board.items() if bt.status == "loose"}
+        self.board[tile] = BoardTile(tile, pose, "spinner", referee.spinner_player, None, None, obs.frame)
+        round_double = self.config.set_max - round_index
+        events.append(RoundStarted(obs.frame, obs.t, str(tile), round_index, round_double, referee.first_player))
+        if self.rules.start_double == "required" and tile.high != round_double:
+            events.append(Notice(obs.frame, obs.t, f"the spinner {tile} is not this round's double "
+                                                   f"(double-{round_double}); following it anyway"))
+        if len(fresh) > 1:
+            events.append(Notice(obs.frame, obs.t, f"joined a round in progress: {len(fresh)} tiles on the table; "
+                                                   "plays are credited in turn order from the spinner"))
+        return events
+
+    def _round_index_for(self, spinner: Tile) -> int:
+        if self.next_round_index is not None:
+            idx = self.next_round_index
+        elif self.rules.start_double == "required":
+            idx = self.config.set_max - spinner.high
+        else:
+            idx = len(self.sheet.rounds)
+        return max(0, min(self.config.set_max, idx))
+
+    def _judge(self, tile: Tile, pose: TilePose, obs: Observation,
+               candidates: list[tuple[float, BoardTile, Any]]) -> TrackEvent:
+        """Ask the engine about the play; where the geometry allows two places nearly equally
+        well, a legal reading is preferred over an illegal one."""
+        assert self.current is not None
+        referee = self.current.referee
+        verdicts = []
+        for score, bt, contact in candidates:
+            if verdicts and score > candidates[0][0] + ALTERNATIVE_MARGIN:
+                break
+            verdict = referee.judge(tile, bt.tile, pose.pips[contact.touching])
+            verdicts.append((verdict, bt, contact.touching))
+            if verdict.legal:
+                break
+        if not verdicts:
+            verdicts.append((referee.judge(tile, None), None, None))
+        legal = [v for v in verdicts if v[0].legal]
+        verdict, parent, touching = legal[0] if legal else verdicts[0]
+        on = parent.tile if parent is not None else None
+        if verdict.legal:
+            referee.accept(tile, verdict, obs.frame, obs.t, pose.pips[touching] if touching is not None else None)
+            self.board[tile] = BoardTile(tile, pose, "legal", verdict.player, on, touching, obs.frame)
+            return TilePlayed(obs.frame, obs.t, str(tile), verdict.player, str(on), verdict.slot, verdict.end)
+        err = verdict.error
+        assert err is not None
+        self.board[tile] = BoardTile(tile, pose, "illegal", verdict.player, on, touching, obs.frame)
+        evidence = self._save_evidence(obs, tile, pose, parent, err.message)
+        self.current.illegal.append({"tile": str(tile), "player": verdict.player,
+                                     "on": None if on is None else str(on), "rule": err.code,
+                                     "message": err.message, "frame": obs.frame, "t": round(obs.t, 3),
+                                     "evidence": evidence})
+        return TilePlayed(obs.frame, obs.t, str(tile), verdict.player, None if on is None else str(on), None, None,
+                          legal=False, rule=err.code, message=err.message, evidence=evidence)
+
+    def _save_evidence(self, obs: Observation, tile: Tile, pose: TilePose, parent: BoardTile | None,
+                       message: str) -> str | None:
+        if self.evidence_dir is None or obs.image is None:
+            return None
+        import cv2
+
+        img = obs.image.copy()
+        if parent is not None:
+            cv2.polylines(img, [parent.pose.corners.astype(np.int32)], True, (60, 200, 60), 2, cv2.LINE_AA)
+        cv2.polylines(img, [pose.corners.astype(np.int32)], True, (0, 0, 255), 3, cv2.LINE_AA)
+        scale = max(0.5, img.shape[1] / 1600)
+        text = f"frame {obs.frame}: {message}"
+        (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, 2)
+        cv2.rectangle(img, (5, 5), (15 + tw, 15 + th + 5), (0, 0, 0), -1)
+        cv2.putText(img, text, (10, 10 + th), cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 255), 2, cv2.LINE_AA)
+        self.evidence_dir.mkdir(parents=True, exist_ok=True)
+        path = self.evidence_dir / f"illegal_{obs.frame:06d}_{tile.high}-{tile.low}.jpg"
+        try:
+            cv2.imwrite(str(path), img)
+        except cv2.error:
+            return None
+        return str(path)
+
+    # --- people's input ---------------------------------------------------------------
+
+    def note_pass(self, player: int | None = None) -> bool:
+        """A player drew and passed (the camera cannot see it): move the turn on."""
+        if self.current is None:
+            return False
+        return self.current.referee.note_pass(player)
+
+    def end_round(self, *, hand_totals: Sequence[int] | None = None,
+                  hands: Sequence[Sequence[Tile]] | None = None, t: float | None = None) -> RoundScored:
+        """Score the round in progress from what each player still holds: tiles read from
+        hand photos (`hands`) or hand totals typed in; adds a row to the score sheet."""
+        n = self.config.players
+        if (hand_totals is None) == (hands is None):
+            raise ValueError("give either hand_totals or hands")
+        if hands is not None:
+            if len(hands) != n:
+                raise ValueError(f"expected {n} hands, got {len(hands)}")
+            tiles = [[Tile.parse(x) for x in h] for h in hands]
+            raw, scores = round_scores(tiles, self.rules)
+            source = "hand_photos"
+        else:
+            assert hand_totals is not None
+            if len(hand_totals) != n:
+                raise ValueError(f"expected {n} hand totals, got {len(hand_totals)}")
+            if any((not isinstance(x, int)) or x < 0 for x in hand_totals):
+                raise ValueError("hand totals are whole numbers of points, 0 or more")
+            raw = list(hand_totals)
+            scores = list(raw)
+            # curved scoring as the engine counts it: when nobody went out, the lowest hand scores 0
+            if self.rules.curved_scoring and 0 not in raw:
+                low = min(raw)
+                scores = [r - low for r in raw]
+            tiles = None
+            source = "typed"
+        book = self.current
+        if book is None:
+            round_index = self.next_round_index if self.next_round_index is not None else len(self.sheet.rounds)
+        else:
+            round_index = book.round_index
+        double = self.config.set_max - round_index
+        self.sheet.add_round(double, scores)
+        if book is not None:
+            book.record = book.referee.round_record(round_index, tiles)
+            book.record["result"] = {"raw": list(raw), "scores": list(scores), "source": source,
+                                     "rules": self.rules.to_dict()}
+            book.record["observed"]["illegal"] = book.illegal
+        if self.next_round_index is not None:
+            self.next_round_index = round_index + 1
+        self.current = None
+        self.board.clear()
+        self.window.clear()
+        self.settled = False
+        self.gate.reset() if hasattr(self.gate, "reset") else None
+        return RoundScored(self.frames, self.last_read_t if t is None else t, round_index, double, list(raw),
+                           list(scores), self.sheet.totals(), source, self.rules.describe())
+
+    @staticmethod
+    def hand_from_recognition(rec: Any) -> list[Tile]:
+        """The tiles of one hand photo (`vision.recognize` result) for `end_round(hands=...)`."""
+        return [Tile(*t.pips) for t in rec.tiles if t.pips is not None]
+
+    # --- output -----------------------------------------------------------------------
+
+    @property
+    def state(self) -> TrackerState:
+        book = self.current
+        referee = book.referee if book is not None else None
+        open_ends: list[dict[str, Any]] = []
+        must_feed = None
+        turn = None
+        if referee is not None:
+            board = referee.board
+            for e in board.open_ends.values():
+                open_ends.append({"id": e.id, "value": e.value, "on": str(e.tile), "slot": e.slot})
+            pend = board.pending_placement()
+            must_feed = None if pend is None else str(pend.tile)
+            turn = referee.turn
+        return TrackerState(
+            round_index=None if book is None else book.round_index,
+            round_double=None if book is None else self.config.set_max - book.round_index,
+            spinner=None if referee is None else str(referee.spinner),
+            turn=turn,
+            tiles=[bt.to_dict() for bt in self.board.values()],
+            open_ends=open_ends,
+            must_feed=must_feed,
+            illegal_on_table=[str(bt.tile) for bt in self.board.values() if bt.status == "illegal"],
+            plays=0 if referee is None else len(referee.plays),
+            scores=self.sheet.to_dict(),
+            settled=self.settled,
+            frames=self.frames,
+            frames_read=self.frames_read,
+            size=self.size,
+        )
+
+    def record(self) -> dict[str, Any]:
+        """The game so far in the engine's game-record format (rounds as seen, scores)."""
+        rounds = []
+        for book in self.rounds:
+            if book.record is not None:
+                rounds.append(book.record)
+            else:
+                rec = book.referee.round_record(book.round_index)
+                rec["observed"]["illegal"] = book.illegal
+                rounds.append(rec)
+        out: dict[str, Any] = {
+            "format": "chickenfoot-game",
+            "version": 1,
+            "players": self.config.players,
+            "set": self.config.set_max,
+            "rules": self.rules.to_dict(),
+            "rounds": rounds,
+            "scores": self.sheet.to_dict(),
+            "source": "camera",
+        }
+        if self.player_names:
+            out["player_names"] = list(self.player_names)
+        return out
