@@ -108,7 +108,9 @@ class Recipe:
     det_hours: float = 1.55
     pip_hours: float = 0.75
     pip_train_crops: int = 8000
-    pip_finetune_hours: float = 0.6
+    pip_finetune_hours: float = 0.55
+    pip_finetune_crops: int = 6800
+    pip_finetune_lr0: float = 0.002
 
 
 def train_all(data_root: Path, out_dir: Path = MODELS_DIR, recipe: Recipe | None = None,
@@ -144,8 +146,9 @@ def train_all(data_root: Path, out_dir: Path = MODELS_DIR, recipe: Recipe | None
         pips = train_one(pip_p, runs)
     t1 = time.perf_counter()
     if finetune_root is not None:
-        ft = pip_plan(str(subset_yaml(finetune_root / "pips", recipe.pip_train_crops, 600)), 200, 160, gpu)
+        ft = pip_plan(str(subset_yaml(finetune_root / "pips", recipe.pip_finetune_crops, 500)), 200, 160, gpu)
         ft.hours, ft.name = recipe.pip_finetune_hours, "pips_finetune"
+        ft.augment.update(lr0=recipe.pip_finetune_lr0, warmup_epochs=0.3)  # small steps: keep what was learnt
         pips = train_one(ft, runs, init_weights=pips)
     t2 = time.perf_counter()
     det_onnx = export_onnx(det, recipe.det_imgsz, out_dir / "tile_detector.onnx")
