@@ -50,7 +50,7 @@ from .types import Recognition, TileDetection
 MISMATCH_TOUCH = 0.22
 """A contact whose ends disagree is believed only this close (tile widths): a proven
 violation needs tiles that plainly touch, not two that merely lie near each other."""
-MATCH_COST = 0.38
+MATCH_COST = 0.52
 """Worst contact (gap plus misfit, tile widths) still taken when the ends agree."""
 MISMATCH_RANK = 0.3
 """Rank penalty for disagreeing ends: with two candidates, the matching one wins."""
@@ -65,6 +65,10 @@ apart' (a violation); farther ones are hands, boneyard or strays, and left out."
 HEAP_DEPTH = 0.25
 """Tiles reaching this far into each other are piled up, not laid out."""
 MAX_GAPS = 8
+TOE_REACH = 0.5 + 0.5 / np.sqrt(2) + 0.06
+"""How a 45-degree toe is laid: its end's centre sits at the double's far corner, this
+far (tile widths) from the double's middle along its length, just enough for the toe
+to clear the straight toe beside it."""
 SHORT_DOUBLE_BONUS = 0.3
 """Rank bonus (tile widths) for an inferred tile that fills a double's empty arm or toe."""
 EVIDENCE_WEIGHT = 0.75
@@ -318,9 +322,8 @@ def _shapes_from_end(half: int, ratio: float) -> list[tuple[np.ndarray, str]]:
         # this tile is a 45-degree toe of a missing double
         d = _rot(-out, -45.0 * s)
         p = np.array([-d[1], d[0]])
-        lam = 0.5 + 0.5 / np.sqrt(2) + 0.06
-        dep = max(0.0, R / 2 - lam) + 0.02
-        centre = tip - d * (0.5 + dep) - s * p * lam
+        dep = max(0.0, R / 2 - TOE_REACH) + 0.02
+        centre = tip - d * (0.5 + dep) - s * p * TOE_REACH
         shapes.append((_rect(centre, p, R), "toe-double"))
     return shapes
 
@@ -333,9 +336,9 @@ def _shapes_from_double(ratio: float) -> list[tuple[np.ndarray, str]]:
         out = np.array([sx, 0.0])
         for off in (0.0, -(R / 2 - 0.5), R / 2 - 0.5):
             shapes.append((_rect(out * (0.5 + g + R / 2) + np.array([0.0, off]), out, R), "arm"))
-        for sy in (-1.0, 1.0):  # 45-degree toes at the four corners
+        for sy in (-1.0, 1.0):  # 45-degree toes at the four corners (see `TOE_REACH`)
             u = np.array([sx, sy]) / np.sqrt(2)
-            q = np.array([sx * 0.52, sy * (R / 2 - 0.05)])
+            q = np.array([sx * (0.5 + max(0.0, R / 2 - TOE_REACH) + 0.03), sy * TOE_REACH])
             shapes.append((_rect(q + u * R / 2, u, R), "toe"))
     for sy in (-1.0, 1.0):
         out = np.array([0.0, sy])
@@ -441,7 +444,9 @@ def bridge(board: _Board, forest: _Forest, obstacles: np.ndarray, next_id: int,
             for shapes, half in starts:
                 local = np.stack([sh for sh, _ in shapes])
                 quads = to_image(frames, np.full(len(local), j), local)
-                for hyp in _hypotheses(quads, int(j), half, targets, frames, pips, forest, obst, R, visible, lone):
+                end_on = np.array([kind in END_ON for _, kind in shapes])
+                for hyp in _hypotheses(quads, end_on, int(j), half, targets, frames, pips, forest, obst, R, visible,
+                                       lone):
                     if hyp.cost > GAP_TOUCH:
                         continue
                     # the rules' preference: a spinner or chickie short of an arm or toe with
@@ -478,7 +483,11 @@ def bridge(board: _Board, forest: _Forest, obstacles: np.ndarray, next_id: int,
     return gaps
 
 
-def _hypotheses(quads: np.ndarray, j: int, half: int | None, targets: np.ndarray, frames: Frames,
+END_ON = ("along", "turn", "arm", "toe")
+"""Guessed placements whose end (not side) meets the tile they were guessed from."""
+
+
+def _hypotheses(quads: np.ndarray, end_on: np.ndarray, j: int, half: int | None, targets: np.ndarray, frames: Frames,
                 pips: np.ndarray, forest: _Forest, obstacles: Frames, ratio: float,
                 visible: set[tuple[int, int]], lone: np.ndarray) -> list[_Hypothesis]:
     """Placements among `quads` for a missing tile next to tile j that also touch a tile
@@ -497,6 +506,10 @@ def _hypotheses(quads: np.ndarray, j: int, half: int | None, targets: np.ndarray
     a = contact_table(hf, frames, hi, ti)
     b = contact_table(frames, hf, ti, hi)
     found: dict[int, _Hypothesis] = {}
+    seen: dict[tuple[int, int], int] = {}
+    for p in pips.tolist():
+        key = (max(p), min(p))
+        seen[key] = seen.get(key, 0) + 1
     # where the hypothesis meets tile j (to know which of its halves faces j)
     jc = frames.ends[j, half] if half is not None else frames.centre[j]
     dist_j = np.linalg.norm(hf.ends - jc[None, None, :], axis=2)  # (S, 2)
@@ -510,37 +523,87 @@ def _hypotheses(quads: np.ndarray, j: int, half: int | None, targets: np.ndarray
         np.maximum.at(deep, ob_i, np.maximum(d1, d2))
     for k in range(len(hi)):
         h, t = int(hi[k]), int(ti[k])
-        if deep[h] > 0.12:
-            continue
         doubles_t = pips[t][0] == pips[t][1]
-        options = []
-        for e in (0, 1):  # the hypothesis' end e against target t
-            if a.dist[k, e] <= TOUCH and a.dist[k, e] >= -OVERLAP and a.facing[k, e] > 0.5:
-                py = a.local[k, e, 1]
-                th = 0 if py < 0 else 1
-                if doubles_t or (t, th) not in forest.used:
-                    options.append((0.5 * max(a.dist[k, e], 0) + 0.3 * (1 - a.facing[k, e]), e, th))
+        src_half = int(half_at_src[h])
+        options = []  # (cost, half of the hypothesis at t, half of t, corners)
+        if deep[h] <= 0.12:
+            for e in (0, 1):  # the hypothesis' end e against target t (its side or end)
+                if a.dist[k, e] <= TOUCH and a.dist[k, e] >= -OVERLAP and a.facing[k, e] > 0.5:
+                    th = 0 if a.local[k, e, 1] < 0 else 1
+                    if doubles_t or (t, th) not in forest.used:
+                        options.append((0.5 * max(a.dist[k, e], 0) + 0.3 * (1 - a.facing[k, e]), e, th, quads[h]))
         for e in (0, 1):  # target t's end e against the hypothesis
             if (t, e) in forest.used and not doubles_t:
                 continue
-            if b.dist[k, e] <= TOUCH and b.dist[k, e] >= -OVERLAP and b.facing[k, e] > 0.5:
-                py = b.local[k, e, 1]
-                options.append((0.5 * max(b.dist[k, e], 0) + 0.3 * (1 - b.facing[k, e]), 0 if py < 0 else 1, e))
-        for cost, h_half, t_half in options:
-            src_half = int(half_at_src[h])
+            if not (-OVERLAP <= b.dist[k, e] <= TOUCH and b.facing[k, e] > 0.5):
+                continue
+            px, py = b.local[k, e]
+            h_half = 0 if py < 0 else 1
+            on_end = abs(py) - ratio / 2 > abs(px) - 0.5  # against the hypothesis' short end
+            if not end_on[h] or h_half == src_half or not on_end:
+                if deep[h] <= 0.12:
+                    options.append((0.5 * max(b.dist[k, e], 0) + 0.3 * (1 - b.facing[k, e]), h_half, e, quads[h]))
+                continue
+            # end to end on both sides: refit the tile between the two ends it must touch
+            fit = _refit(hf, h, src_half, frames.ends[t, e])
+            if fit is None:
+                continue
+            cost, corners = fit
+            if _overlap(corners, obstacles, ratio) > 0.12:
+                continue
+            options.append((cost + 0.3 * (1 - b.facing[k, e]), h_half, e, corners))
+        for cost, h_half, t_half, corners in options:
             v_src = int(pips[j][half if half is not None else 0])
             v_tgt = int(pips[t][t_half])
             if h_half == src_half and v_src != v_tgt:
                 continue  # both neighbours on one half: only a double (crosswise) does that
             if (max(v_src, v_tgt), min(v_src, v_tgt)) in visible:
                 continue
-            if lone[t] and cost > 0.15:
-                continue
-            cand = _Hypothesis(quads[h], j, half if half is not None else 0, src_half, t, t_half, h_half,
+            if lone[t] and (cost > 0.15 or seen[(max(pips[t]), min(pips[t]))] > 1):
+                continue  # a lone tile must sit squarely, and not be a second copy of a tile
+            cand = _Hypothesis(corners, j, half if half is not None else 0, src_half, t, t_half, h_half,
                                float(cost), double=v_src == v_tgt)
             if h not in found or cand.cost < found[h].cost:
                 found[h] = cand
     return list(found.values())
+
+
+def _refit(hf: Frames, h: int, src_half: int, target_end: np.ndarray) -> tuple[float, np.ndarray] | None:
+    """Lay the missing tile straight from its end at the source to the target's end.
+
+    A rigid guess drifts with every degree of jitter along the arm; fitting the tile
+    between the two ends it must touch is what a person does looking at the hole.
+    Returns (cost, corners) or None when the hole is not one tile long."""
+    anchor = hf.ends[h, src_half]
+    far = hf.ends[h, 1 - src_half]
+    v = target_end - anchor
+    span = float(np.linalg.norm(v))
+    length, width = float(hf.length[h]), float(hf.width[h])
+    if span < 1e-6 or width < 1e-6:
+        return None
+    guess = far - anchor
+    cos = float(np.dot(v, guess) / (span * np.linalg.norm(guess) + 1e-9))
+    if cos < np.cos(np.radians(12)):
+        return None
+    excess = (span - length) / width  # the gaps on both sides, in tile widths
+    if not -0.15 <= excess <= 0.5:
+        return None
+    axis = v / span
+    perp = np.array([axis[1], -axis[0]])
+    e0, e1 = (anchor, target_end) if src_half == 0 else (target_end, anchor)
+    if src_half == 1:
+        axis, perp = -axis, -perp
+    corners = np.array([e0 - perp * width / 2, e0 + perp * width / 2, e1 + perp * width / 2, e1 - perp * width / 2])
+    return 0.5 * max(excess, 0.0) + max(-excess - 0.05, 0.0) + 0.2 * (1 - cos) * 10, corners
+
+
+def _overlap(corners: np.ndarray, obstacles: Frames, ratio: float) -> float:
+    """How deep a quad and the nearest obstacle reach into each other (tile widths)."""
+    qf = make_frames(corners[None], ratio)
+    ia, ib = near_pairs(qf, obstacles, same=False, reach=0.3)
+    if len(ia) == 0:
+        return 0.0
+    return float(max(quads_overlap_depth(qf, obstacles, ia, ib).max(), quads_overlap_depth(obstacles, qf, ib, ia).max()))
 
 
 def _attachments(hyp: _Hypothesis, frames: Frames, comp: np.ndarray, forest: _Forest) -> int:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 DEFAULT_RATIO = 2.0
-TOUCH = 0.4
+TOUCH = 0.55
 """Largest gap (tile widths) still read as a contact: people leave a few millimetres."""
 OVERLAP = 0.3
 """Deepest an end may sit inside another tile and still be a contact (detector jitter)."""
