@@ -283,3 +283,51 @@ def test_cli_eval_layout_small_run(capsys) -> None:
     for key in ("edge_precision", "edge_recall", "spinner_found", "planted", "legal_clean"):
         assert key in out
     assert main(["eval-layout", "--count", "0"]) == 2
+
+
+def _structural_leaf(scene) -> int | None:
+    """A toe or arm with nothing beyond it whose loss leaves a double short with play past it."""
+    lay = scene.layout
+    kids: dict[int, list[int]] = {}
+    for e in lay["edges"]:
+        kids.setdefault(e["to"], []).append(e["from"])
+    parent = {e["from"]: e["to"] for e in lay["edges"]}
+    for t in lay["tiles"]:
+        p = parent.get(t)
+        if p is None or kids.get(t):
+            continue
+        a, b = lay["pips"][str(p)]
+        siblings = [s for s in kids[p] if s != t]
+        if a == b and any(kids.get(s) for s in siblings):
+            return t
+    return None
+
+
+def test_second_look_withdraws_a_verdict_caused_by_a_missed_tile() -> None:
+    from vision.layout_pixels import second_look
+    from vision.synth.table import render_table
+
+    scene = render_table(np.random.default_rng(5001), (1280, 960), 12, plant_kind=None)
+    victim = _structural_leaf(scene)
+    assert victim is not None
+    rules = HouseRules.from_dict(scene.meta["rules"])
+    up = [TileDetection(t.id, t.corners, 1.0, False, t.pips, 1.0) for t in scene.tiles
+          if not t.face_down and t.id != victim]
+    down = [TileDetection(t.id, t.corners, 1.0, True) for t in scene.tiles if t.face_down]
+    out = audit_detections(up, down, 12, rules)
+    assert {v["rule"] for v in out["violations"]} & {"spinner_arms_unfinished", "chickie_unfinished"}
+    out = second_look(scene.image, 1.0, out, rules.spinner_arms)
+    assert out["violations"] == []
+    assert any("could not be read" in w for w in out["warnings"])
+
+
+def test_second_look_keeps_a_real_unfinished_chickie() -> None:
+    from vision.layout_pixels import second_look
+    from vision.synth.table import render_table
+
+    scene = render_table(np.random.default_rng(5002), (1280, 960), 12, plant_kind="chickie_unfinished")
+    rules = HouseRules.from_dict(scene.meta["rules"])
+    up = [TileDetection(t.id, t.corners, 1.0, False, t.pips, 1.0) for t in scene.tiles if not t.face_down]
+    down = [TileDetection(t.id, t.corners, 1.0, True) for t in scene.tiles if t.face_down]
+    out = second_look(scene.image, 1.0, audit_detections(up, down, 12, rules), rules.spinner_arms)
+    assert [v["rule"] for v in out["violations"]] == ["chickie_unfinished"]

@@ -915,10 +915,23 @@ def audit_detections(tiles: Sequence[TileDetection], face_down: Sequence[TileDet
 
 
 def audit_photo(recognition: Recognition, set_max: int | None = None, rules: HouseRules | None = None,
-                round_double: int | None = None) -> dict[str, Any]:
-    """Photo reading -> layout audit report: the one function the CLI and the web API call."""
+                round_double: int | None = None, pixels: np.ndarray | None = None,
+                to_pixels: float = 1.0) -> dict[str, Any]:
+    """Photo reading -> layout audit report: the one function the CLI and the web API call.
+
+    With `pixels` (the decoded photo, BGR) and `to_pixels` (original-image coordinates to
+    those pixels, i.e. 1 / LoadedImage.scale), a verdict that a spinner or chickie was
+    left short is checked against the photo first (`vision.layout_pixels`): a tile the
+    detector missed in the empty place withdraws it."""
+    rules = rules or HouseRules()
     smax = set_max or recognition.set_max
     out = audit_detections(recognition.tiles, recognition.face_down, smax, rules, round_double)
+    if pixels is not None:
+        from .layout_pixels import second_look
+
+        t0 = time.perf_counter()
+        second_look(pixels, to_pixels, out, rules.spinner_arms)
+        out["layout_seconds"] = round(out["layout_seconds"] + time.perf_counter() - t0, 4)
     out = {"image": recognition.image, "width": recognition.width, "height": recognition.height, **out}
     out["warnings"] = list(recognition.warnings) + out["warnings"]
     out["seconds"] = round(recognition.seconds + out["layout_seconds"], 3)

@@ -190,9 +190,11 @@ def score_scene(plan: TablePlan, det: Detected, out: dict[str, Any]) -> SceneSco
 
 
 def evaluate(count: int, seed: int = 0, noise: Noise = Noise(), plant_share: float = 0.3,
-             size: tuple[int, int] = (1280, 960), progress: bool = False) -> tuple[dict[str, Any], list[SceneScore]]:
+             size: tuple[int, int] = (1280, 960), progress: bool = False,
+             render: bool = False) -> tuple[dict[str, Any], list[SceneScore]]:
     """Plan `count` tables (every set size, a share with a planted violation), read each
-    from noisy detections, and sum up."""
+    from noisy detections, and sum up. With `render`, each table is also drawn and the
+    photo gets its second look (`vision.layout_pixels`), as `chickenfoot audit` does."""
     scores: list[SceneScore] = []
     sets = [6, 9, 12, 15, 18]
     t_start = time.perf_counter()
@@ -206,6 +208,15 @@ def evaluate(count: int, seed: int = 0, noise: Noise = Noise(), plant_share: flo
         det = detections_from_plan(plan, rng, noise)
         rules = HouseRules.from_dict(plan.meta["rules"])
         out = audit_detections(det.tiles, det.face_down, set_max, rules, None)
+        if render:
+            from .layout_pixels import second_look
+            from .synth.scene import render_scene
+
+            image = render_scene(rng, plan.placements, plan.style, size, plan.tile_w, plan.camera, "table",
+                                 set_max, hands=int(rng.random() < 0.1)).image
+            t1 = time.perf_counter()
+            second_look(image, 1.0, out, rules.spinner_arms)
+            out["layout_seconds"] += time.perf_counter() - t1
         scores.append(score_scene(plan, det, out))
         if progress and (i + 1) % 50 == 0:
             print(f"  {i + 1}/{count} tables ({time.perf_counter() - t_start:.0f} s)", flush=True)

@@ -158,11 +158,26 @@ def angle_class(direction: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return (octant.astype(int) % 8), dev
 
 
+def _samples(frames: Frames, idx: np.ndarray) -> np.ndarray:
+    """Corners plus a 3 x 5 grid inside each tile (K, 19, 2): tiles crossing each other
+    overlap without any corner inside the other, the grid catches that."""
+    c = frames.corners[idx]
+    u = np.array([0.2, 0.5, 0.8])
+    v = np.array([0.1, 0.3, 0.5, 0.7, 0.9])
+    a, b = np.meshgrid(u, v)
+    a, b = a.ravel(), b.ravel()
+    # bilinear over the quad: c0 -> c1 across, c0 -> c3 along
+    grid = ((1 - a)[None, :, None] * (1 - b)[None, :, None] * c[:, None, 0]
+            + a[None, :, None] * (1 - b)[None, :, None] * c[:, None, 1]
+            + a[None, :, None] * b[None, :, None] * c[:, None, 2]
+            + (1 - a)[None, :, None] * b[None, :, None] * c[:, None, 3])
+    return np.concatenate([c, grid], 1)
+
+
 def quads_overlap_depth(a: Frames, b: Frames, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
     """How deep tile a[ia] reaches into tile b[ib] (tile widths, > 0 means overlap),
-    measured at a's centre and corners; symmetric use needs both orders."""
+    measured at a's corners and a grid inside it; symmetric use needs both orders."""
     if len(ia) == 0:
         return np.zeros(0)
-    pts = np.concatenate([a.centre[ia][:, None, :], a.corners[ia]], 1)
-    d = rect_distance(to_local(b, ib, pts), b.ratio)
+    d = rect_distance(to_local(b, ib, _samples(a, ia)), b.ratio)
     return -d.min(1)

@@ -41,7 +41,8 @@ def run(args) -> int:
     recognizer = load_recognizer(args.model)
     rec = recognizer.recognize_loaded(img, args.set_max)
     rules = HouseRules(spinner_arms=args.arms)
-    result = audit_photo(rec, args.set_max or rec.set_max, rules, args.round_double)
+    result = audit_photo(rec, args.set_max or rec.set_max, rules, args.round_double,
+                         pixels=img.bgr, to_pixels=1.0 / img.scale)
     if args.annotate:
         import cv2
 

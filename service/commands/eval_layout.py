@@ -13,6 +13,8 @@ def register(sub) -> None:
     p.add_argument("--plant-share", type=float, default=0.3,
                    help="share of tables with a planted violation (default 0.3)")
     p.add_argument("--clean", action="store_true", help="no detector noise: exact corners, nothing missed")
+    p.add_argument("--render", action="store_true",
+                   help="also render each photo and give it the audit's second look (slower: ~0.5 s a table)")
     p.add_argument("--bench", type=int, default=10, metavar="N",
                    help="time layout + audit on N tables of 55+ tiles (default 10; 0 to skip)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -27,7 +29,9 @@ def run(args) -> int:
     from vision.layout_eval import Noise, benchmark, evaluate
 
     noise = Noise(0.0, 0.0, 0.0, 0.0) if args.clean else Noise()
-    summary, _ = evaluate(args.count, args.seed, noise, args.plant_share, progress=not args.json)
+    summary, _ = evaluate(args.count, args.seed, noise, args.plant_share, progress=not args.json,
+                          render=args.render)
+    summary["rendered"] = bool(args.render)
     if args.bench > 0:
         summary["benchmark"] = benchmark(args.bench, seed=args.seed)
     summary["noise"] = vars(noise)
@@ -40,7 +44,8 @@ def run(args) -> int:
 
 def print_summary(s: dict) -> None:
     n = s["noise"]
-    print(f"{s['tables']} rendered tables, {s['layout_tiles']} layout tiles "
+    how = "rendered and photographed" if s.get("rendered") else "laid out (labels only, no pixels)"
+    print(f"{s['tables']} tables {how}, {s['layout_tiles']} layout tiles "
           f"(noise: corners {n['corner_sigma']:.0%} of tile width, {n['drop']:.0%} of tiles missed, "
           f"~{n['false_tiles']:g} false tiles per photo)")
     print(f"  layout edges: precision {s['edge_precision']:.4f}, recall {s['edge_recall']:.4f} "
