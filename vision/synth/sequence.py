@@ -420,7 +420,7 @@ def plan_sequence(rng: np.random.Generator, size: tuple[int, int] = (1280, 720),
                     events.append(SeqEvent("take_back", f1, p, ev.tile, tile_rec.id))
                     parent_node.children.remove(table.nodes[-1].index)
                     table.pop()
-                    film.still(py.randint(5, 10))
+                    film.still(py.randint(8, 14))
         options = state.legal_plays()
         if options and rules.voluntary_draw and state.drawn_tile is None and state.can_draw() and py.random() < 0.1:
             options = []
@@ -445,7 +445,7 @@ def plan_sequence(rng: np.random.Generator, size: tuple[int, int] = (1280, 720),
                 del node_of[node.index]
                 history_seen = len(state.history)
                 started_turn = (state.turn, history_seen)
-                film.still(py.randint(5, 10))
+                film.still(py.randint(8, 14))
         elif state.can_draw():
             state.draw()
         else:
@@ -469,17 +469,30 @@ def plan_sequence(rng: np.random.Generator, size: tuple[int, int] = (1280, 720),
     room = np.array([x1 - x0, y1 - y0])
     s = float(min(room / span)) * py.uniform(0.85, 0.95)
     s = min(s, 0.16 * H / ratio)  # a few tiles should not fill the picture
-    off = np.array([x0, y0]) + (room - span * s) * np.array([py.uniform(0.3, 0.7), py.uniform(0.3, 0.7)]) - lo * s
-    turn = math.radians(py.uniform(-6, 6))
-    c, s_ = math.cos(turn) * s, math.sin(turn) * s
-    mid = (lo + hi) / 2
-    # rotate about the layout's middle, scale, then move into the view
-    to_canvas = np.array([[c, -s_, 0], [s_, c, 0], [0, 0, 1]])
-    shift = off + mid * s - to_canvas[:2, :2] @ mid
-    to_canvas[:2, 2] = shift
+    fx, fy = py.uniform(0.3, 0.7), py.uniform(0.3, 0.7)
+    turn = math.radians(py.uniform(-5, 5))
+    margin = 0.01 * W
+    for _attempt in range(30):
+        off = np.array([x0, y0]) + (room - span * s) * np.array([fx, fy]) - lo * s
+        c, s_ = math.cos(turn) * s, math.sin(turn) * s
+        mid = (lo + hi) / 2
+        # rotate about the layout's middle, scale, then move into the view
+        to_canvas = np.array([[c, -s_, 0], [s_, c, 0], [0, 0, 1]])
+        to_canvas[:2, 2] = off + mid * s - to_canvas[:2, :2] @ mid
+        if _in_view(cam.hm @ to_canvas, quads, W, H, margin):
+            break
+        s *= 0.96
+    # a knocked camera never loses tiles off the picture here: the evaluation is about
+    # following the game, and no camera can follow a tile it does not see
     cameras = [cam.hm.astype(np.float64)]
     for _ in range(film.camera):
-        cameras.append(_nudged(py, cameras[-1], W, H))
+        for _try in range(20):
+            nxt = _nudged(py, cameras[-1], W, H)
+            if _in_view(nxt @ to_canvas, quads, W, H, margin):
+                break
+        else:
+            nxt = cameras[-1]
+        cameras.append(nxt)
 
     return SequencePlan(
         set_max=set_max, players=players, rules=rules, round_index=round_index,
@@ -623,6 +636,12 @@ def _plant(py: random.Random, state: RoundState, table: Any, tiles: list[SeqTile
                           planted=kind)
             return rec, ev, parent
     return None
+
+
+def _in_view(h: np.ndarray, quads: np.ndarray, W: int, H: int, margin: float) -> bool:
+    pts = _apply(h, quads)
+    return bool((pts[:, 0] >= margin).all() and (pts[:, 0] <= W - margin).all()
+                and (pts[:, 1] >= margin).all() and (pts[:, 1] <= H - margin).all())
 
 
 def _nudged(py: random.Random, hm: np.ndarray, W: int, H: int) -> np.ndarray:

@@ -16,11 +16,13 @@ import numpy as np
 
 from engine import Tile
 
-from .geometry import TilePose, estimate_motion, motion_size
+from .geometry import TilePose, estimate_motion
 
-CAMERA_SHIFT = 0.25
-"""Board-wide shift (tile widths) above which the camera is taken to have moved."""
-CAMERA_TURN_DEG = 1.0
+CAMERA_SHIFT = 0.3
+"""How far (tile widths) the known tiles must have moved together, for the median tile, to
+take the camera as moved."""
+DRIFT = 0.08
+"""Smallest consistent move (tile widths) the tracker follows silently."""
 FEW_TILES_SHIFT = 0.4
 """With fewer than three tiles on the board, the shift (tile widths) that counts as a camera move."""
 
@@ -58,6 +60,8 @@ class Observation:
     image: Any = None
     motion: np.ndarray | None = None
     """2x3 similarity taking board coordinates to this frame's when the camera has moved."""
+    drift: np.ndarray | None = None
+    """A small move of the whole picture (a slightly knocked camera, below `CAMERA_SHIFT`)."""
     matched: int = 0
     seen: set[Tile] = field(default_factory=set)
     conflicts: dict[Tile, tuple[Tile, TilePose]] = field(default_factory=dict)
@@ -104,12 +108,12 @@ def register(obs: Observation, board: dict[Tile, BoardTile], set_max: int) -> No
         dst.append(b)
         widths.append(bt.pose.width)
     obs.motion = None
+    obs.drift = None
     obs.matched = len(src)
     if not src:
         return
     w = float(np.median(widths))
     src_pts, dst_pts = np.vstack(src), np.vstack(dst)
-    centre = src_pts.mean(0)
     if len(src) < 3:
         m, _ = cv2.estimateAffinePartial2D(src_pts.astype(np.float32), dst_pts.astype(np.float32))
         if m is None:
@@ -123,15 +127,17 @@ def register(obs: Observation, board: dict[Tile, BoardTile], set_max: int) -> No
         if m is None or n_in < max(8, 0.6 * len(src_pts)):
             return
         inliers = n_in // 4
-    shift, turn = motion_size(m, centre)
-    if len(src) < 3:
-        # one or two tiles' corners give the turn only roughly: trust a clear shift alone
-        if shift > FEW_TILES_SHIFT * w:
-            obs.motion = m
-            obs.matched = inliers
-    elif shift > CAMERA_SHIFT * w or abs(turn) > CAMERA_TURN_DEG:
+    # how far the move carries the tiles themselves (a small turn of a big board moves its
+    # far tiles; a noisy turn estimate from a small board moves nothing much)
+    centres = src_pts.reshape(-1, 4, 2).mean(1)
+    moved_by = np.hypot(*((centres @ m[:, :2].T + m[:, 2]) - centres).T)
+    limit = (FEW_TILES_SHIFT if len(src) < 3 else CAMERA_SHIFT) * w
+    shift = float(np.median(moved_by))
+    if shift > limit:
         obs.motion = m
         obs.matched = inliers
+    elif shift > DRIFT * w:
+        obs.drift = m
 
 
 def associate(obs: Observation, board: dict[Tile, BoardTile], set_max: int) -> None:

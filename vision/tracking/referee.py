@@ -88,10 +88,14 @@ class Referee:
         spare += [t for t in full_set(cfg.set_max) if t not in used and t.is_double and t.high < self.spinner.high]
         # one tile nobody played in each hand, so no hand empties before the round ends,
         # as long as that still leaves the boneyard a tile (a deal needs one)
+        # (the player making the newest play needs none: the check happens before their hand
+        # could empty; when tiles run short, the players after them get theirs first)
         room = cfg.tile_count - len(used) - 1
-        for hand in hands:
-            if spare and room > 0:
-                hand.append(spare.pop())
+        last = extra[0] if extra is not None else (self.plays[-1].player if self.plays else self.spinner_player)
+        for k in range(1, n + 1):
+            p = (last + k) % n
+            if spare and room > 0 and (p != last or room > n):
+                hands[p].append(spare.pop())
                 room -= 1
         deal = Deal.arrange(cfg, hands)
         state = RoundState(cfg, self._round_index, deal)
@@ -165,6 +169,10 @@ class Referee:
         if on is None:
             return Verdict(p, None, None, NoSuchOpenEnd(f"{tile} is not laid against any open end"))
         state = self._rebuild((p, tile))
+        if player is None and not state.is_over() and state.turn != p:
+            # the round rebuilt without this tile had run a hand dry; with it, the turn is clear
+            p = state.turn
+            state = self._rebuild((p, tile))
         board = state.board
         parent = board.placement_of(on)
         if parent is None:

@@ -238,10 +238,14 @@ class Tracker:
         recent = self.window[-W:]
         # a knocked camera first: every observation since must agree on the move
         moved = [o.motion is not None for o in recent]
-        if any(moved):
-            if all(moved):
-                return self._camera_moved(recent)
-            return []
+        if moved[-1] and sum(moved) >= W - 1:
+            return self._camera_moved(recent)
+        if all(o.drift is not None for o in recent):
+            # a small knock: follow it without a word, so tiles keep matching their places
+            m = recent[-1].drift
+            for bt in self.board.values():
+                bt.pose = bt.pose.transformed(m)
+            self._reassociate()
         events: list[TrackEvent] = []
         changed = False
         # tiles gone
@@ -314,7 +318,12 @@ class Tracker:
         return any(n >= 2 for n in counts.values())
 
     def _replacements(self, recent: list[Observation]) -> dict[Tile, tuple[Tile, TilePose, Observation]]:
-        need = self.window_size - 1
+        """Known tiles whose place reads as another tile in every one of the last
+        `remove_window` observations (a take-back and a new tile under one hand)."""
+        if len(self.window) < self.remove_window:
+            return {}
+        recent = self.window[-self.remove_window:]
+        need = len(recent)
         out: dict[Tile, tuple[Tile, TilePose, Observation]] = {}
         keys = set().union(*(o.conflicts.keys() for o in recent))
         for old in keys:
@@ -444,10 +453,19 @@ class Tracker:
                 item, cands = options[0]
             pending.remove(item)
             tile, pose, obs = item
-            if not cands and not self._near_layout(pose):
-                self.board[tile] = BoardTile(tile, pose, "loose", None, None, None, obs.frame)
-                loose.append(str(tile))
-                continue
+            if not cands:
+                # nothing close enough: a legal place a little further off is still a play
+                # (the camera's corners are never exact); anything else is judged as it lies
+                wide = self._candidates(pose, reach=2.0)
+                legal = [c for c in wide
+                         if self.current is not None
+                         and self.current.referee.judge(tile, c[1].tile, pose.pips[c[2].touching]).legal]
+                if legal:
+                    cands = legal[:1]
+                elif not self._near_layout(pose):
+                    self.board[tile] = BoardTile(tile, pose, "loose", None, None, None, obs.frame)
+                    loose.append(str(tile))
+                    continue
             events.append(self._judge(tile, pose, obs, cands))
         if loose:
             o = fresh[0][2]
@@ -497,8 +515,9 @@ class Tracker:
         return False
 
     def _candidates(self, pose: TilePose, extra: dict[Tile, BoardTile] | None = None,
-                    referee: Referee | None = None) -> list[tuple[float, BoardTile, Any]]:
-        """Board tiles `pose` may lie against, best first: (mismatch, tile, contact)."""
+                    referee: Referee | None = None, reach: float = 1.0) -> list[tuple[float, BoardTile, Any]]:
+        """Board tiles `pose` may lie against, best first: (mismatch, tile, contact); `reach`
+        widens the tolerance."""
         if referee is None:
             referee = self.current.referee if self.current is not None else None
         out = []
@@ -517,7 +536,7 @@ class Tracker:
             score = contact.score
             if referee is not None and bt.status in ("spinner", "legal") and not referee.open_slots(bt.tile):
                 score += 0.15  # prefer a place where a tile may go, when two are equally close
-            if score <= ATTACH_MAX:
+            if score <= ATTACH_MAX * reach:
                 out.append((score, bt, contact))
         out.sort(key=lambda c: c[0])
         return out
