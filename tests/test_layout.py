@@ -130,7 +130,6 @@ def test_each_planted_violation_is_found(kind: str) -> None:
         plan = plan_table(np.random.default_rng(200 + seed), plant_kind=kind)
         _, out, score = _read(plan, JITTER, seed)
         assert score.planted_found, (seed, out["violations"])
-        planted = plan.meta["planted"][0]
         rules_seen = [v["rule"] for v in out["violations"]]
         assert rules_seen.count(kind) >= 1
         assert score.spinner_found
@@ -214,8 +213,6 @@ def test_audit_is_drawn_on_the_photo() -> None:
     from vision.synth.table import render_table
 
     scene = render_table(np.random.default_rng(3), (640, 480), 9, plant_kind="ends_do_not_match")
-    from vision.layout_eval import Detected  # noqa: F401  (the labels play the detector)
-
     tiles = [TileDetection(t.id, t.corners, 1.0, t.face_down, None if t.face_down else t.pips, 1.0)
              for t in scene.tiles]
     out = audit_detections([t for t in tiles if not t.face_down], [t for t in tiles if t.face_down], 9,

@@ -18,7 +18,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from .layout import _overlap, _shapes_from_double
+from .layout_gaps import overlap, shapes_from_double
 from .layout_geometry import estimate_ratio, make_frames, to_image
 
 SLOT_RULES = ("spinner_arms_unfinished", "chickie_unfinished")
@@ -89,7 +89,7 @@ def second_look(bgr: np.ndarray, to_pixels: float, audit: dict[str, Any], rules_
         if d not in tiles:
             continue
         frame = make_frames(tiles[d][None], ratio)
-        shapes = _shapes_from_double(ratio)
+        shapes = shapes_from_double(ratio)
         quads = to_image(frame, np.zeros(len(shapes), int), np.stack([s for s, _ in shapes]))
         parent = parents.get(d)
         side = None
@@ -106,7 +106,7 @@ def second_look(bgr: np.ndarray, to_pixels: float, audit: dict[str, Any], rules_
                     continue
             elif kind == "toe":
                 continue  # the spinner takes arms, not 45-degree toes
-            if _overlap(quad, obstacles, ratio) > 0.1:
+            if overlap(quad, obstacles, ratio) > 0.1:
                 continue
             if slot_looks_occupied(lab, quad, near, everything):
                 verdict = True

@@ -1,0 +1,396 @@
+"""Tiles the detector missed: the layout continues past a hole, and the hole is reported.
+
+Where two groups of tiles would join if one more tile lay between them, the missing
+tile is inferred: every way a tile can lie against a free end (straight on, turned a
+corner, a crosswise double, a 45-degree toe) or against a double (an arm, a toe) is
+tried, and a placement must touch a tile of the other group, lie clear of every other
+tile, and not be a tile seen elsewhere in the photo (a set has one of each). Its
+values follow from its two neighbours. The inferred tile joins the board like any
+other, so a missing double picks up all its toes and a missing spinner all its arms.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .layout_geometry import (
+    OVERLAP,
+    TOUCH,
+    Frames,
+    contact_table,
+    make_frames,
+    near_pairs,
+    quads_overlap_depth,
+    to_image,
+    to_local,
+)
+from .layout_links import Forest, Link, link, links_from_table
+
+GAP_TOUCH = 0.22
+"""A tile inferred in a gap must touch its far neighbour at least this well (half the
+leftover gap plus misfit, tile widths)."""
+MAX_GAPS = 8
+TOE_REACH = 0.5 + 0.5 / np.sqrt(2) + 0.06
+"""How a 45-degree toe is laid: its end's centre sits at the double's far corner, this
+far (tile widths) from the double's middle along its length, just enough for the toe
+to clear the straight toe beside it."""
+SHORT_DOUBLE_BONUS = 0.3
+"""Rank bonus (tile widths) for an inferred tile that fills a double's empty arm or toe."""
+
+
+@dataclass
+class Gap:
+    """A tile the detector missed, inferred from the layout around the hole."""
+
+    id: int
+    pips: tuple[int, int]
+    corners: np.ndarray
+    between: tuple[int, int]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "tile": self.id,
+            "pips": list(self.pips),
+            "between": list(self.between),
+            "corners": np.round(self.corners, 1).tolist(),
+            "message": f"a tile is missing between tiles {self.between[0]} and {self.between[1]}; "
+                       f"the layout reads as if {max(self.pips)}-{min(self.pips)} lies there",
+        }
+
+
+
+
+def _rect(centre: np.ndarray, axis: np.ndarray, ratio: float) -> np.ndarray:
+    """Corners (label order) of a tile centred at `centre` whose end 1 lies along `axis`."""
+    perp = np.array([axis[1], -axis[0]])
+    h = ratio / 2
+    return np.array([centre + x * perp + y * axis for x, y in ((-0.5, -h), (0.5, -h), (0.5, h), (-0.5, h))])
+
+
+def _rot(v: np.ndarray, deg: float) -> np.ndarray:
+    a = np.radians(deg)
+    c, s = np.cos(a), np.sin(a)
+    return np.array([c * v[0] - s * v[1], s * v[0] + c * v[1]])
+
+
+def _shapes_from_end(half: int, ratio: float) -> list[tuple[np.ndarray, str]]:
+    """Where a missing tile could lie against end `half` of a tile, in that tile's frame."""
+    R, g = ratio, 0.02
+    sg = -1.0 if half == 0 else 1.0
+    out = np.array([0.0, sg])
+    side = np.array([1.0, 0.0])
+    tip = out * R / 2
+    shapes = [(_rect(tip + out * (g + R / 2), out, R), "along")]
+    shapes.append((_rect(tip + out * (g + 0.5), side, R), "across"))
+    for s in (-1.0, 1.0):
+        shapes.append((_rect(tip + out * (g + 0.5) + side * s * (R / 2 - 0.5), side, R), "across-off"))
+        # the missing tile turned the corner: its end against this tile's long side
+        shapes.append((_rect(out * (R / 2 - 0.5) + side * s * (0.5 + g + R / 2), side * s, R), "turn"))
+        # this tile is a 45-degree toe of a missing double
+        d = _rot(-out, -45.0 * s)
+        p = np.array([-d[1], d[0]])
+        dep = max(0.0, R / 2 - TOE_REACH) + 0.02
+        centre = tip - d * (0.5 + dep) - s * p * TOE_REACH
+        shapes.append((_rect(centre, p, R), "toe-double"))
+    return shapes
+
+
+def shapes_from_double(ratio: float) -> list[tuple[np.ndarray, str]]:
+    """Where a missing arm or toe could lie against a double, in the double's frame."""
+    R, g = ratio, 0.02
+    shapes = []
+    for sx in (-1.0, 1.0):
+        out = np.array([sx, 0.0])
+        for off in (0.0, -(R / 2 - 0.5), R / 2 - 0.5):
+            shapes.append((_rect(out * (0.5 + g + R / 2) + np.array([0.0, off]), out, R), "arm"))
+        for sy in (-1.0, 1.0):  # 45-degree toes at the four corners (see `TOE_REACH`)
+            u = np.array([sx, sy]) / np.sqrt(2)
+            q = np.array([sx * (0.5 + max(0.0, R / 2 - TOE_REACH) + 0.03), sy * TOE_REACH])
+            shapes.append((_rect(q + u * R / 2, u, R), "toe"))
+    for sy in (-1.0, 1.0):
+        out = np.array([0.0, sy])
+        # arms off a short end sit a little further out when the long-side arms overhang
+        for gg in (g, g + 0.12):
+            shapes.append((_rect(out * (R / 2 + gg + R / 2), out, R), "arm"))
+    return shapes
+
+
+@dataclass
+class _Hypothesis:
+    corners: np.ndarray
+    source: int
+    source_half: int
+    half_at_source: int
+    target: int
+    target_half: int
+    half_at_target: int
+    cost: float
+    rank: float = 0.0
+    double: bool = False
+
+
+class Board:
+    """The face-up tiles as rows (real detections first, inferred tiles appended)."""
+
+    def __init__(self, corners: np.ndarray, ids: list[int], pips: np.ndarray, ratio: float) -> None:
+        self.corners = corners
+        self.ids = ids
+        self.pips = pips
+        self.ratio = ratio
+        self.frames = make_frames(corners, ratio)
+
+    def add(self, corners: np.ndarray, tile_id: int, pips: tuple[int, int]) -> int:
+        self.corners = np.concatenate([self.corners, corners[None]])
+        self.ids.append(tile_id)
+        self.pips = np.vstack([self.pips, np.array(pips)[None]])
+        self.frames = make_frames(self.corners, self.ratio)
+        return len(self.ids) - 1
+
+
+def _in_row(frames: Frames) -> np.ndarray:
+    """Tiles with a neighbour alongside, long side to long side: a hand laid out in a row."""
+    ia, ib = near_pairs(frames, frames, same=True, reach=0.0)
+    out = np.zeros(len(frames), bool)
+    if len(ia) == 0:
+        return out
+    rel = to_local(frames, ib, frames.centre[ia][:, None, :])[:, 0]
+    alongside = (np.abs(rel[:, 0]) < 1.35) & (np.abs(rel[:, 0]) > 0.9) & (np.abs(rel[:, 1]) < 0.5)
+    axis_a = frames.ends[ia, 1] - frames.ends[ia, 0]
+    axis_b = frames.ends[ib, 1] - frames.ends[ib, 0]
+    cos = np.abs((axis_a * axis_b).sum(1)) / (np.linalg.norm(axis_a, axis=1) * np.linalg.norm(axis_b, axis=1) + 1e-9)
+    out[ia[alongside & (cos > 0.95)]] = True
+    return out
+
+
+def bridge(board: Board, forest: Forest, obstacles: np.ndarray, next_id: int,
+           kept: list[Link], notes: list[str], extra: list[tuple[int, int]], spinner_arms: int = 4) -> list[Gap]:
+    """Infer tiles the detector missed where the layout plainly continues past a hole.
+
+    Each round finds the best single tile that would touch a free end (or a double) on
+    one side and a tile of another group on the other, lying clear of everything else;
+    it joins the board as a tile like any other, so a missing double picks up all its
+    toes and a missing spinner all its arms."""
+    gaps: list[Gap] = []
+    R = board.ratio
+    in_row: np.ndarray | None = None
+    for _ in range(MAX_GAPS):
+        frames, pips = board.frames, board.pips
+        n = len(frames)
+        comp = np.array([forest.find(i) for i in range(n)])
+        size = np.bincount(comp, minlength=n)[comp]
+        # only groups of two or more tiles are worth joining: a lone tile beyond a hole
+        # changes nothing the audit can prove, and lone tiles are mostly hands and strays
+        # (except off a double: a spinner or chickie short of an arm or toe would be
+        # reported unfinished, so a lone tile just beyond its empty slot is worth a look)
+        big = size >= 2
+        doubles = pips[:, 0] == pips[:, 1]
+        degree = np.zeros(n, int)
+        for lk in kept:
+            degree[lk.u] += 1
+            degree[lk.v] += 1
+        short = doubles & big & (degree < max(4, spinner_arms))
+        if len(set(comp[big].tolist())) <= 1 and not short.any():
+            break
+        d = np.linalg.norm(frames.centre[:, None] - frames.centre[None], axis=2)
+        reach = (2.0 * R + 1.5) * np.maximum(frames.width[:, None], frames.width[None])
+        if in_row is None:
+            in_row = _in_row(frames)
+        in_row = np.concatenate([in_row, np.zeros(n - len(in_row), bool)])
+        lone = ~big & ~in_row
+        pair_ok = (big[:, None] & big[None, :]) | (short[:, None] & lone[None, :])
+        other = (comp[:, None] != comp[None]) & (d < reach) & pair_ok
+        visible = {(int(max(p)), int(min(p))) for p in pips}
+        obst = make_frames(np.concatenate([obstacles] + [g.corners[None] for g in gaps]), R)
+        best: _Hypothesis | None = None
+        for j in np.nonzero(other.any(1))[0]:
+            if doubles[j]:
+                starts = [(shapes_from_double(R), None)]
+            else:
+                starts = [(_shapes_from_end(h, R), h) for h in (0, 1) if (int(j), h) not in forest.used]
+            targets = np.nonzero(other[j])[0]
+            for shapes, half in starts:
+                local = np.stack([sh for sh, _ in shapes])
+                quads = to_image(frames, np.full(len(local), j), local)
+                end_on = np.array([kind in END_ON for _, kind in shapes])
+                for hyp in _hypotheses(quads, end_on, int(j), half, targets, frames, pips, forest, obst, R, visible,
+                                       lone):
+                    if hyp.cost > GAP_TOUCH:
+                        continue
+                    # the rules' preference: a spinner or chickie short of an arm or toe with
+                    # play beyond it is a violation, so a reading that fills its empty slot wins;
+                    # a missing double should pick up all the arms or toes around its place
+                    hyp.rank = hyp.cost - (SHORT_DOUBLE_BONUS if short[hyp.source] or short[hyp.target] else 0.0)
+                    if hyp.double:
+                        hyp.rank -= 0.3 * _attachments(hyp, frames, comp, forest)
+                    if best is None or hyp.rank < best.rank:
+                        best = hyp
+        if best is None:
+            break
+        v_src = int(pips[best.source][best.source_half])
+        v_tgt = int(pips[best.target][best.target_half])
+        vals = [v_src, v_src]
+        if best.half_at_target != best.half_at_source:
+            vals[best.half_at_target] = v_tgt
+        row = board.add(best.corners, next_id + len(gaps), (vals[0], vals[1]))
+        forest.add(vals[0] == vals[1])
+        gaps.append(Gap(board.ids[row], (vals[0], vals[1]), best.corners,
+                        (int(board.ids[best.source]), int(board.ids[best.target]))))
+        for lk in (Link(best.source, best.source_half, row, best.half_at_source, 0.0, "gap", 0.0),
+                   Link(best.target, best.target_half, row, best.half_at_target, best.cost, "gap", 0.0)):
+            forest.join(lk)
+            kept.append(lk)
+        # the inferred tile may touch more groups (a missing double's other toes)
+        f = board.frames
+        ia, ib = near_pairs(f, f, same=True)
+        sel = (ia == row) | (ib == row)
+        cands = links_from_table(contact_table(f, f, ia[sel], ib[sel]), board.pips, R,
+                                  np.arange(len(f)), np.arange(len(f)))
+        more, _ = link(cands, len(f), board.pips, forest, notes, extra)
+        kept.extend(more)
+    return gaps
+
+
+END_ON = ("along", "turn", "arm", "toe")
+"""Guessed placements whose end (not side) meets the tile they were guessed from."""
+
+
+def _hypotheses(quads: np.ndarray, end_on: np.ndarray, j: int, half: int | None, targets: np.ndarray, frames: Frames,
+                pips: np.ndarray, forest: Forest, obstacles: Frames, ratio: float,
+                visible: set[tuple[int, int]], lone: np.ndarray) -> list[_Hypothesis]:
+    """Placements among `quads` for a missing tile next to tile j that also touch a tile
+    of another group, and lie clear of everything else (the cheapest per placement).
+
+    The missing tile's values follow from its two neighbours; a reading that would make
+    it a tile seen elsewhere in the picture is dropped (a set has one of each), and a
+    lone tile on the far side must sit squarely against it. The missing tile is placed
+    flush against tile j, but in truth the leftover gap is shared by both of its sides
+    (each contact has its own few millimetres), so half the far-side gap is the cost."""
+    hf = make_frames(quads, ratio)
+    s = len(quads)
+    # contacts: hypothesis ends -> targets, and target ends -> hypothesis
+    hi = np.repeat(np.arange(s), len(targets))
+    ti = np.tile(targets, s)
+    a = contact_table(hf, frames, hi, ti)
+    b = contact_table(frames, hf, ti, hi)
+    found: dict[int, _Hypothesis] = {}
+    seen: dict[tuple[int, int], int] = {}
+    for p in pips.tolist():
+        key = (max(p), min(p))
+        seen[key] = seen.get(key, 0) + 1
+    # where the hypothesis meets tile j (to know which of its halves faces j)
+    jc = frames.ends[j, half] if half is not None else frames.centre[j]
+    dist_j = np.linalg.norm(hf.ends - jc[None, None, :], axis=2)  # (S, 2)
+    half_at_src = dist_j.argmin(1)
+    # clear of every other tile: no tile reaches into the hypothesis and it reaches into none
+    ob_i, ob_j = near_pairs(hf, obstacles, same=False, reach=0.3)
+    deep = np.zeros(s)
+    if len(ob_i):
+        d1 = quads_overlap_depth(hf, obstacles, ob_i, ob_j)
+        d2 = quads_overlap_depth(obstacles, hf, ob_j, ob_i)
+        np.maximum.at(deep, ob_i, np.maximum(d1, d2))
+    for k in range(len(hi)):
+        h, t = int(hi[k]), int(ti[k])
+        doubles_t = pips[t][0] == pips[t][1]
+        src_half = int(half_at_src[h])
+        options = []  # (cost, half of the hypothesis at t, half of t, corners)
+        if deep[h] <= 0.12:
+            for e in (0, 1):  # the hypothesis' end e against target t (its side or end)
+                if a.dist[k, e] <= TOUCH and a.dist[k, e] >= -OVERLAP and a.facing[k, e] > 0.5:
+                    th = 0 if a.local[k, e, 1] < 0 else 1
+                    if doubles_t or (t, th) not in forest.used:
+                        options.append((0.5 * max(a.dist[k, e], 0) + 0.3 * (1 - a.facing[k, e]), e, th, quads[h]))
+        for e in (0, 1):  # target t's end e against the hypothesis
+            if (t, e) in forest.used and not doubles_t:
+                continue
+            if not (-OVERLAP <= b.dist[k, e] <= TOUCH and b.facing[k, e] > 0.5):
+                continue
+            px, py = b.local[k, e]
+            h_half = 0 if py < 0 else 1
+            on_end = abs(py) - ratio / 2 > abs(px) - 0.5  # against the hypothesis' short end
+            if not end_on[h] or h_half == src_half or not on_end:
+                if deep[h] <= 0.12:
+                    options.append((0.5 * max(b.dist[k, e], 0) + 0.3 * (1 - b.facing[k, e]), h_half, e, quads[h]))
+                continue
+            # end to end on both sides: refit the tile between the two ends it must touch
+            fit = _refit(hf, h, src_half, frames.ends[t, e])
+            if fit is None:
+                continue
+            cost, corners = fit
+            if overlap(corners, obstacles, ratio) > 0.12:
+                continue
+            options.append((cost + 0.3 * (1 - b.facing[k, e]), h_half, e, corners))
+        for cost, h_half, t_half, corners in options:
+            v_src = int(pips[j][half if half is not None else 0])
+            v_tgt = int(pips[t][t_half])
+            if h_half == src_half and v_src != v_tgt:
+                continue  # both neighbours on one half: only a double (crosswise) does that
+            if (max(v_src, v_tgt), min(v_src, v_tgt)) in visible:
+                continue
+            if lone[t] and (cost > 0.15 or seen[(max(pips[t]), min(pips[t]))] > 1):
+                continue  # a lone tile must sit squarely, and not be a second copy of a tile
+            cand = _Hypothesis(corners, j, half if half is not None else 0, src_half, t, t_half, h_half,
+                               float(cost), double=v_src == v_tgt)
+            if h not in found or cand.cost < found[h].cost:
+                found[h] = cand
+    return list(found.values())
+
+
+def _refit(hf: Frames, h: int, src_half: int, target_end: np.ndarray) -> tuple[float, np.ndarray] | None:
+    """Lay the missing tile straight from its end at the source to the target's end.
+
+    A rigid guess drifts with every degree of jitter along the arm; fitting the tile
+    between the two ends it must touch is what a person does looking at the hole.
+    Returns (cost, corners) or None when the hole is not one tile long."""
+    anchor = hf.ends[h, src_half]
+    far = hf.ends[h, 1 - src_half]
+    v = target_end - anchor
+    span = float(np.linalg.norm(v))
+    length, width = float(hf.length[h]), float(hf.width[h])
+    if span < 1e-6 or width < 1e-6:
+        return None
+    guess = far - anchor
+    cos = float(np.dot(v, guess) / (span * np.linalg.norm(guess) + 1e-9))
+    if cos < np.cos(np.radians(12)):
+        return None
+    excess = (span - length) / width  # the gaps on both sides, in tile widths
+    if not -0.15 <= excess <= 0.5:
+        return None
+    axis = v / span
+    perp = np.array([axis[1], -axis[0]])
+    e0, e1 = (anchor, target_end) if src_half == 0 else (target_end, anchor)
+    if src_half == 1:
+        axis, perp = -axis, -perp
+    corners = np.array([e0 - perp * width / 2, e0 + perp * width / 2, e1 + perp * width / 2, e1 - perp * width / 2])
+    return 0.5 * max(excess, 0.0) + max(-excess - 0.05, 0.0) + 0.2 * (1 - cos) * 10, corners
+
+
+def overlap(corners: np.ndarray, obstacles: Frames, ratio: float) -> float:
+    """How deep a quad and the nearest obstacle reach into each other (tile widths)."""
+    qf = make_frames(corners[None], ratio)
+    ia, ib = near_pairs(qf, obstacles, same=False, reach=0.3)
+    if len(ia) == 0:
+        return 0.0
+    return float(max(quads_overlap_depth(qf, obstacles, ia, ib).max(), quads_overlap_depth(obstacles, qf, ib, ia).max()))
+
+
+def _attachments(hyp: _Hypothesis, frames: Frames, comp: np.ndarray, forest: Forest) -> int:
+    """How many more groups of tiles a missing double placed here would pick up."""
+    hf = make_frames(hyp.corners[None], frames.ratio)
+    ia, ib = near_pairs(frames, hf, same=False)
+    if len(ia) == 0:
+        return 0
+    tab = contact_table(frames, hf, ia, ib)
+    groups = set()
+    skip = {comp[hyp.source], comp[hyp.target]}
+    for k in range(len(ia)):
+        r = int(ia[k])
+        if comp[r] in skip:
+            continue
+        for e in (0, 1):
+            if (r, e) in forest.used and not forest.doubles[r]:
+                continue
+            if -OVERLAP <= tab.dist[k, e] <= TOUCH and tab.facing[k, e] > 0.5:
+                groups.add(int(comp[r]))
+    return len(groups)
