@@ -328,3 +328,16 @@ def test_second_look_keeps_a_real_unfinished_chickie() -> None:
     down = [TileDetection(t.id, t.corners, 1.0, True) for t in scene.tiles if t.face_down]
     out = second_look(scene.image, 1.0, audit_detections(up, down, 12, rules), rules.spinner_arms)
     assert [v["rule"] for v in out["violations"]] == ["chickie_unfinished"]
+
+
+def test_broken_detections_are_left_out_not_a_crash() -> None:
+    nan = np.array([[0, 0], [10, 0], [np.nan, 5], [0, 20]], np.float32)
+    tiles = [TileDetection(0, np.zeros((4, 2), np.float32), 0.9, False, (3, 3), 0.9),
+             TileDetection(1, nan, 0.9, False, (3, 4), 0.9),
+             TileDetection(2, np.array([[0, 0], [10, 0], [10, 20], [0, 20]], np.float32), 0.9, False, (3, 40), 0.9),
+             *_small_layout(3, 300, 4)]
+    out = audit_detections(tiles, [], 9)
+    json.dumps(out)
+    assert out["unread_tiles"] == [0, 1, 2]
+    assert out["status"] == "ok" and out["violations"] == []
+    assert any("could not be read" in w for w in out["warnings"])

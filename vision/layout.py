@@ -148,12 +148,31 @@ def choose_spinner(layout: Layout, candidates: list[int], evidence: dict[int, fl
 # ---------------------------------------------------------------------------- putting it together
 
 
+def _sound(t: TileDetection) -> bool:
+    """A detection with four finite corners spanning a real tile (not a point or a line)."""
+    try:
+        c = np.asarray(t.corners, np.float64).reshape(4, 2)
+    except (TypeError, ValueError):
+        return False
+    if not np.isfinite(c).all():
+        return False
+    w = float(np.linalg.norm(c[0] - c[1]))
+    ln = float(np.linalg.norm((c[0] + c[1]) / 2 - (c[2] + c[3]) / 2))
+    d1, d2 = c[2] - c[0], c[3] - c[1]
+    area = 0.5 * abs(float(d1[0] * d2[1] - d1[1] * d2[0]))
+    return w >= 2.0 and ln >= 2.0 and area >= 0.25 * w * ln and (
+        t.pips is None or (len(t.pips) == 2 and all(isinstance(v, (int, np.integer)) and 0 <= v <= 18 for v in t.pips)))
+
+
 def read_layout(tiles: Sequence[TileDetection], face_down: Sequence[TileDetection] = (), set_max: int = 12,
                 rules: HouseRules | None = None, round_double: int | None = None) -> LayoutReading:
     """Detections in, the layout the engine should audit out (plus what else was seen)."""
     rules = rules or HouseRules()
+    broken = [t for t in list(tiles) + list(face_down) if not _sound(t)]
+    tiles = [t for t in tiles if _sound(t)]
+    face_down = [t for t in face_down if _sound(t)]
     read = [t for t in tiles if t.pips is not None and not t.face_down]
-    unread = [t for t in tiles if t.pips is None and not t.face_down]
+    unread = [t for t in tiles if t.pips is None and not t.face_down] + broken
     downs = list(face_down) + [t for t in tiles if t.face_down]
     reading = LayoutReading("ok", "", unread=[t.id for t in unread], face_down=[t.id for t in downs])
     if not read:
@@ -168,10 +187,11 @@ def read_layout(tiles: Sequence[TileDetection], face_down: Sequence[TileDetectio
     for t in read:
         reading.pips[t.id] = (int(t.pips[0]), int(t.pips[1]))
     for t in list(read) + downs + unread:
-        reading.corners[t.id] = np.asarray(t.corners, np.float64).reshape(4, 2)
+        if t not in broken:
+            reading.corners[t.id] = np.asarray(t.corners, np.float64).reshape(4, 2)
 
     # heaps: tiles lying on each other
-    blockers = [np.asarray(t.corners, np.float64).reshape(4, 2) for t in downs + unread]
+    blockers = [np.asarray(t.corners, np.float64).reshape(4, 2) for t in downs + unread if t not in broken]
     all_corners = np.concatenate([corners, np.stack(blockers)]) if blockers else corners
     everything = make_frames(all_corners, ratio)
     hi, hj = near_pairs(everything, everything, same=True, reach=0.0)
@@ -191,7 +211,7 @@ def read_layout(tiles: Sequence[TileDetection], face_down: Sequence[TileDetectio
     extra: list[tuple[int, int]] = []
     kept, forest = link(contacts(board.frames, np.arange(n_real), board.pips), n_real, board.pips,
                         notes=notes, extra=extra)
-    next_id = max(t.id for t in list(tiles) + list(face_down)) + 1
+    next_id = max(t.id for t in list(tiles) + list(face_down) + broken) + 1
     reading.gaps = bridge(board, forest, all_corners, next_id, kept, notes, extra, rules.spinner_arms)
     for g in reading.gaps:
         reading.pips[g.id] = g.pips
@@ -287,11 +307,13 @@ def reading_to_dict(reading: LayoutReading, detections: Sequence[TileDetection] 
     """The `chickenfoot audit --json` object (also what the web API returns)."""
     report = reading.report
     tiles = []
-    rounded = (np.round(np.stack([np.asarray(t.corners, np.float64).reshape(4, 2) for t in detections]), 1).tolist()
-               if len(detections) else [])
-    for t, c in zip(detections, rounded):
-        tiles.append({"id": t.id, "pips": None if t.pips is None or t.face_down else [int(v) for v in t.pips],
-                      "corners": c, "face_down": bool(t.face_down)})
+    for t in detections:
+        try:
+            corners = np.round(np.asarray(t.corners, np.float64).reshape(4, 2), 1).tolist()
+        except (TypeError, ValueError):
+            corners = None
+        pips = None if t.pips is None or t.face_down or t.id in reading.unread else [int(v) for v in t.pips]
+        tiles.append({"id": t.id, "pips": pips, "corners": corners, "face_down": bool(t.face_down)})
     for g in reading.gaps:
         tiles.append({"id": g.id, "pips": list(g.pips), "corners": np.round(g.corners, 1).tolist(),
                       "face_down": False, "inferred": True})

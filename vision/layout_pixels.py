@@ -38,24 +38,59 @@ def _mask(shape: tuple[int, int], quads: list[np.ndarray], shrink: float = 1.0) 
     return m.astype(bool)
 
 
+class _LabCache:
+    """The photo in Lab, converted only where a slot is looked at."""
+
+    def __init__(self, bgr: np.ndarray) -> None:
+        self.bgr = bgr
+        self.shape = bgr.shape
+
+    def __getitem__(self, key):  # lab[y0:y1, x0:x1] -> that crop in Lab
+        return cv2.cvtColor(np.ascontiguousarray(self.bgr[key]), cv2.COLOR_BGR2LAB).astype(np.float32)
+
+
 def slot_looks_occupied(lab: np.ndarray, slot: np.ndarray, tiles_near: list[np.ndarray],
                         all_tiles: list[np.ndarray]) -> bool | None:
-    """True if the slot looks like tile, False if like table, None if one cannot tell."""
+    """True if the slot looks like tile, False if like table, None if one cannot tell.
+
+    Works on a crop around the slot (a few tile lengths), so it costs a millisecond
+    rather than a pass over the whole photo."""
     h, w = lab.shape[:2]
     if (slot[:, 0] < 0).any() or (slot[:, 1] < 0).any() or (slot[:, 0] >= w).any() or (slot[:, 1] >= h).any():
         return None
-    inner = _mask((h, w), [slot], 0.7)
-    ring = _mask((h, w), [slot], 2.2) & ~_mask((h, w), [slot], 1.1) & ~_mask((h, w), all_tiles, 1.15)
-    faces = _mask((h, w), tiles_near, 0.75)
-    if inner.sum() < 20 or ring.sum() < 20 or faces.sum() < 20:
+    c = slot.mean(0)
+    reach = 2.5 * float(np.max(np.linalg.norm(slot - c, axis=1)))
+    x0, y0 = max(0, int(c[0] - reach)), max(0, int(c[1] - reach))
+    x1, y1 = min(w, int(c[0] + reach) + 1), min(h, int(c[1] + reach) + 1)
+    crop = lab[y0:y1, x0:x1]
+    off = np.array([x0, y0], np.float64)
+    shape = crop.shape[:2]
+    local_tiles = [q - off for q in all_tiles if (np.abs(q.mean(0) - c) < reach * 2).all()]
+    inner = _mask(shape, [slot - off], 0.7)
+    ring = _mask(shape, [slot - off], 2.2) & ~_mask(shape, [slot - off], 1.1) & ~_mask(shape, local_tiles, 1.15)
+    faces_img = _mask(shape, [q - off for q in tiles_near], 0.75)
+    if inner.sum() < 20 or ring.sum() < 20 or faces_img.sum() < 20:
         return None
-    tile_c = np.median(lab[faces], axis=0)
-    table_c = np.median(lab[ring], axis=0)
-    if np.linalg.norm(tile_c - table_c) < MIN_CONTRAST:
+    tile_c = np.median(crop[faces_img], axis=0)
+    table = _colours(crop[ring])  # a patterned cloth has more than one colour
+    if np.linalg.norm(table - tile_c, axis=1).min() < MIN_CONTRAST:
         return None
-    px = lab[inner]
-    closer = np.linalg.norm(px - tile_c, axis=1) < np.linalg.norm(px - table_c, axis=1)
+    px = crop[inner]
+    to_table = np.linalg.norm(px[:, None, :] - table[None], axis=2).min(1)
+    closer = np.linalg.norm(px - tile_c, axis=1) < to_table
     return bool(closer.mean() >= TILE_LIKE)
+
+
+def _colours(px: np.ndarray, k: int = 3) -> np.ndarray:
+    """The main colours of the table around a slot (k-means in Lab, at most k)."""
+    if len(px) > 3000:
+        px = px[np.linspace(0, len(px) - 1, 3000).astype(int)]
+    k = min(k, len(px))
+    crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 1.0)
+    cv2.setRNGSeed(0)
+    _, labels, centres = cv2.kmeans(px.astype(np.float32), k, None, crit, 2, cv2.KMEANS_PP_CENTERS)
+    counts = np.bincount(labels.ravel(), minlength=k)
+    return centres[counts >= 0.1 * len(px)]
 
 
 def second_look(bgr: np.ndarray, to_pixels: float, audit: dict[str, Any], rules_arms: int) -> dict[str, Any]:
@@ -83,7 +118,7 @@ def second_look(bgr: np.ndarray, to_pixels: float, audit: dict[str, Any], rules_
     ratio = estimate_ratio(np.stack([tiles[t] for t in face_up])) if face_up else 2.0
     everything = list(tiles.values())
     obstacles = make_frames(np.stack(everything), ratio)
-    lab = cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
+    lab = _LabCache(bgr)
     seen_tile: dict[int, bool] = {}
     for d in short:
         if d not in tiles:
