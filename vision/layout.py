@@ -25,6 +25,7 @@ a heap of tiles gets a status and a one-line message instead of a graph.
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Any, Sequence
@@ -156,10 +157,10 @@ def _sound(t: TileDetection) -> bool:
         return False
     if not np.isfinite(c).all():
         return False
-    w = float(np.linalg.norm(c[0] - c[1]))
-    ln = float(np.linalg.norm((c[0] + c[1]) / 2 - (c[2] + c[3]) / 2))
-    d1, d2 = c[2] - c[0], c[3] - c[1]
-    area = 0.5 * abs(float(d1[0] * d2[1] - d1[1] * d2[0]))
+    (x0, y0), (x1, y1), (x2, y2), (x3, y3) = c.tolist()
+    w = math.hypot(x1 - x0, y1 - y0)
+    ln = math.hypot((x0 + x1 - x2 - x3) / 2, (y0 + y1 - y2 - y3) / 2)
+    area = 0.5 * abs((x2 - x0) * (y3 - y1) - (y2 - y0) * (x3 - x1))
     return w >= 2.0 and ln >= 2.0 and area >= 0.25 * w * ln and (
         t.pips is None or (len(t.pips) == 2 and all(isinstance(v, (int, np.integer)) and 0 <= v <= 18 for v in t.pips)))
 
@@ -168,9 +169,10 @@ def read_layout(tiles: Sequence[TileDetection], face_down: Sequence[TileDetectio
                 rules: HouseRules | None = None, round_double: int | None = None) -> LayoutReading:
     """Detections in, the layout the engine should audit out (plus what else was seen)."""
     rules = rules or HouseRules()
-    broken = [t for t in list(tiles) + list(face_down) if not _sound(t)]
-    tiles = [t for t in tiles if _sound(t)]
-    face_down = [t for t in face_down if _sound(t)]
+    sound = {id(t): _sound(t) for t in list(tiles) + list(face_down)}
+    broken = [t for t in list(tiles) + list(face_down) if not sound[id(t)]]
+    tiles = [t for t in tiles if sound[id(t)]]
+    face_down = [t for t in face_down if sound[id(t)]]
     read = [t for t in tiles if t.pips is not None and not t.face_down]
     unread = [t for t in tiles if t.pips is None and not t.face_down] + broken
     downs = list(face_down) + [t for t in tiles if t.face_down]

@@ -11,6 +11,7 @@ other, so a missing double picks up all its toes and a missing spinner all its a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -75,6 +76,7 @@ def _rot(v: np.ndarray, deg: float) -> np.ndarray:
     return np.array([c * v[0] - s * v[1], s * v[0] + c * v[1]])
 
 
+@lru_cache(maxsize=64)
 def _shapes_from_end(half: int, ratio: float) -> list[tuple[np.ndarray, str]]:
     """Where a missing tile could lie against end `half` of a tile, in that tile's frame."""
     R, g = ratio, 0.02
@@ -97,6 +99,7 @@ def _shapes_from_end(half: int, ratio: float) -> list[tuple[np.ndarray, str]]:
     return shapes
 
 
+@lru_cache(maxsize=32)
 def shapes_from_double(ratio: float) -> list[tuple[np.ndarray, str]]:
     """Where a missing arm or toe could lie against a double, in the double's frame."""
     R, g = ratio, 0.02
@@ -205,12 +208,20 @@ def bridge(board: Board, forest: Forest, obstacles: np.ndarray, next_id: int,
         obst = make_frames(np.concatenate([obstacles] + [g.corners[None] for g in gaps]), R)
         best: _Hypothesis | None = None
         for j in np.nonzero(other.any(1))[0]:
+            wj = frames.width[j]
             if doubles[j]:
-                starts = [(shapes_from_double(R), None)]
+                starts = [(shapes_from_double(R), None, np.nonzero(other[j])[0])]
             else:
-                starts = [(_shapes_from_end(h, R), h) for h in (0, 1) if (int(j), h) not in forest.used]
-            targets = np.nonzero(other[j])[0]
-            for shapes, half in starts:
+                # only tiles within one tile's reach of this free end can be on the hole's far side
+                starts = []
+                for h in (0, 1):
+                    if (int(j), h) in forest.used:
+                        continue
+                    gap = np.linalg.norm(frames.centre - frames.ends[j, h], axis=1)
+                    near = np.nonzero(other[j] & (gap < (1.5 * R + 0.9) * wj))[0]
+                    if len(near):
+                        starts.append((_shapes_from_end(h, R), h, near))
+            for shapes, half, targets in starts:
                 local = np.stack([sh for sh, _ in shapes])
                 quads = to_image(frames, np.full(len(local), j), local)
                 end_on = np.array([kind in END_ON for _, kind in shapes])

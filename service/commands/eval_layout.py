@@ -64,4 +64,5 @@ def print_summary(s: dict) -> None:
     if b:
         print(f"  benchmark, {b['tables']} tables of {b['tiles_min']}-{b['tiles_max']} layout tiles "
               f"(+{b['other_tiles_mean']:.0f} hand/boneyard/false tiles on average): "
-              f"median {b['ms_median']} ms, worst {b['ms_max']} ms (best of {b['repeats']} runs each)")
+              f"median {b['ms_median']} ms, worst {b['ms_max']} ms wall clock (best of {b['repeats']} runs each); "
+              f"CPU time median {b['cpu_ms_median']} ms, worst {b['cpu_ms_max']} ms")
