@@ -565,17 +565,23 @@ def plant(tr: TableRound, kind: str, rng: random.Random, ratio: float,
 
 # ---------------------------------------------------------------------------- hands and boneyard
 
-def _row(tiles: list[Tile], face_down: bool, ratio: float, rng: random.Random) -> list[tuple[float, float, float, int, int, bool]]:
-    """A hand laid flat in a row, tiles side by side: (x, y, angle, a, b, face_down), row along x."""
+def _row(tiles: list[Tile], face_down: bool, ratio: float, rng: random.Random,
+         per_row: int = 10) -> list[tuple[float, float, float, int, int, bool]]:
+    """A hand laid flat, tiles side by side in rows of at most `per_row` (a big hand of
+    the 42/players rule takes two): (x, y, angle, a, b, face_down), rows along x."""
     out = []
-    x = 0.0
-    for t in tiles:
-        a, b = (t.high, t.low) if rng.random() < 0.5 else (t.low, t.high)
-        out.append((x, rng.uniform(-0.08, 0.08), math.radians(rng.uniform(-4, 4)) + rng.choice([0.0, math.pi]),
-                    a, b, face_down))
-        x += 1.0 + rng.uniform(0.08, 0.3)
-    shift = x / 2 - 0.5
-    return [(x - shift, y, ang, a, b, fd) for x, y, ang, a, b, fd in out]
+    rows = [tiles[i:i + per_row] for i in range(0, len(tiles), per_row)]
+    for r, row in enumerate(rows):
+        x = 0.0
+        items = []
+        for t in row:
+            a, b = (t.high, t.low) if rng.random() < 0.5 else (t.low, t.high)
+            items.append((x, r * (ratio + rng.uniform(0.15, 0.35)) + rng.uniform(-0.08, 0.08),
+                          math.radians(rng.uniform(-4, 4)) + rng.choice([0.0, math.pi]), a, b, face_down))
+            x += 1.0 + rng.uniform(0.08, 0.3)
+        shift = x / 2 - 0.5
+        out += [(x - shift, y, ang, a, b, fd) for x, y, ang, a, b, fd in items]
+    return out
 
 
 def _block(tiles: list[Tile], ratio: float, rng: random.Random) -> list[tuple[float, float, float, int, int, bool]]:
