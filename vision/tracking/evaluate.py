@@ -29,7 +29,7 @@ from engine import GameConfig
 from vision.synth.sequence import SequencePlan, SequenceRenderer
 
 from .events import TilePlayed, TileTakenBack, TrackEvent
-from .oracle import Noise, OracleDetector, TruthGate
+from .oracle import Noise, OracleDetector, TruthGate, seat_direction
 from .tracker import RecognizerDetector, Tracker
 
 MATCH_FRAMES = 200
@@ -50,10 +50,14 @@ class RunResult:
         return self.frames / self.seconds if self.seconds > 0 else float("inf")
 
 
-def make_tracker(plan: SequencePlan, detector: Any, gate: Any, evidence_dir: str | None = None) -> Tracker:
+def make_tracker(plan: SequencePlan, detector: Any, gate: Any, evidence_dir: str | None = None,
+                 seats: bool = True) -> Tracker:
+    """A tracker set up as the players would set it up: players, set, house rules, who laid the
+    spinner and (with `seats`) where each player sits around the table."""
     config = GameConfig(plan.players, plan.set_max, plan.rules)
+    seat_dirs = [seat_direction(plan, p) for p in range(plan.players)] if seats else None
     return Tracker(config, detector=detector, gate=gate, spinner_player=plan.spinner_player,
-                   round_index=plan.round_index, evidence_dir=evidence_dir)
+                   round_index=plan.round_index, evidence_dir=evidence_dir, seats=seat_dirs)
 
 
 def run_oracle(plan: SequencePlan, seed: int = 0, noise: Noise | None = None, pixels: bool = False) -> RunResult:

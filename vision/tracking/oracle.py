@@ -151,6 +151,7 @@ class TruthGate:
         self.rng = np.random.default_rng(seed + 7919)
         self._last: tuple | None = None
         self._ref: tuple | None = None
+        self.picture_size = plan.size
 
     def update(self, frame: SeqFrame) -> MotionReading:
         nz = self.noise
@@ -162,7 +163,8 @@ class TruthGate:
         sig = (tuple(frame.tiles), frame.camera, frame.hand is not None)
         self._last = sig
         changed = sig != self._ref
-        return MotionReading(moving, changed, 1.0 if moving else 0.0, 1.0 if changed else 0.0)
+        entry = hand_entry(self.plan, frame) if moving and frame.hand is not None else None
+        return MotionReading(moving, changed, 1.0 if moving else 0.0, 1.0 if changed else 0.0, entry)
 
     def set_reference(self) -> None:
         self._ref = self._last
@@ -170,3 +172,49 @@ class TruthGate:
     def reset(self) -> None:
         self._last = None
         self._ref = None
+
+
+def _ray_exit(a: np.ndarray, b: np.ndarray, W: int, H: int) -> tuple[float, float] | None:
+    """Where the ray from `a` through `b` leaves the picture, as (x/W, y/H)."""
+    d = b - a
+    ts = []
+    for k, lim in ((0, 0.0), (0, float(W)), (1, 0.0), (1, float(H))):
+        if abs(d[k]) > 1e-9:
+            t = (lim - a[k]) / d[k]
+            if t > 0:
+                p = a + d * t
+                if -1 <= p[0] <= W + 1 and -1 <= p[1] <= H + 1:
+                    ts.append(t)
+    if not ts:
+        return None
+    p = a + d * min(ts)
+    return float(np.clip(p[0] / W, 0, 1)), float(np.clip(p[1] / H, 0, 1))
+
+
+def seat_direction(plan: SequencePlan, player: int, camera: int = 0) -> float:
+    """Angle (radians, image coordinates) from the middle of the picture to where a player's
+    arm comes into it: how a person would describe the seats to the tracker."""
+    a, b = _seat_points(plan, player, camera)
+    W, H = plan.size
+    e = _ray_exit(a, b, W, H) or (0.5, 1.0)
+    return float(np.arctan2(e[1] * H - H / 2, e[0] * W - W / 2))
+
+
+def _seat_points(plan: SequencePlan, player: int, camera: int) -> tuple[np.ndarray, np.ndarray]:
+    box = plan.meta.get("box")
+    centre = np.array([(box[0] + box[2]) / 2, (box[1] + box[3]) / 2]) if box else np.zeros(2)
+    seat = np.array(plan.seats[player])
+    h = plan.homography(camera)
+    pts = np.array([centre, centre + 0.4 * (seat - centre)])
+    img = pts @ h[:2, :2].T + h[:2, 2]
+    img = img / (pts @ h[2, :2] + h[2, 2])[:, None]
+    return img[0], img[1]
+
+
+def hand_entry(plan: SequencePlan, frame: SeqFrame) -> tuple[float, float] | None:
+    """Where the hand's arm crosses the picture's edge (what the real motion gate estimates)."""
+    if frame.hand is None:
+        return None
+    a, b = _seat_points(plan, frame.hand.player, frame.camera)
+    W, H = plan.size
+    return _ray_exit(a, b, W, H)

@@ -66,65 +66,89 @@ class Referee:
         self._config = GameConfig(config.players, config.set_max, rules)
         self._round_index = config.set_max - spinner.high
         self.plays: list[SeenPlay] = []
-        self.passes: list[tuple[int, int]] = []
-        """(number of plays before it, player) for each pass the referee was told about."""
+        self.passes: dict[int, int] = {}
+        """Passes noted (told, or inferred from which seat a hand came from), by how many plays
+        came before them."""
         self.state = self._rebuild(None)
 
     # --- rebuilding -----------------------------------------------------------------
 
-    def _rebuild(self, extra: tuple[int, Tile] | None) -> RoundState:
+    def _rebuild(self, extra: Tile | None) -> RoundState:
+        """The round replayed from the plays seen (plus `extra`, a tile being judged).
+
+        Who made each play follows from the turn order and the passes noted: nobody can
+        play out of turn, so a play by another seat than the engine expects means the
+        seats in between drew and passed. Each play's tile is dealt to the seat that made
+        it; the boneyard keeps one tile per pass to draw; every seat also gets a tile
+        nobody played while tiles last, so no hand empties before the round really ends."""
         cfg = self._config
         n = cfg.players
+        tiles = [p.tile for p in self.plays]
+        if extra is not None and extra.in_set(cfg.set_max) and extra not in tiles and extra != self.spinner:
+            tiles.append(extra)
+        used = {self.spinner, *tiles}
+        unused = [t for t in full_set(cfg.set_max) if t not in used]
+        # a tile nobody played for every seat comes first (without it a hand could empty
+        # mid-replay and end the round; when tiles run short the newest player goes without,
+        # as their play is checked before their hand could empty); then as many passes as the
+        # boneyard can feed draws, keeping the one tile a deal must leave there
+        fill = max(0, min(n, len(unused) - 1))
+        budget = max(0, len(unused) - 1 - fill)
+        passes: dict[int, int] = {}
+        for k in sorted(self.passes):
+            take = min(self.passes[k], budget)
+            if take:
+                passes[k] = take
+                budget -= take
+        # who plays each tile
+        seats = []
+        turn = (self.spinner_player + 1) % n
+        for i in range(len(tiles)):
+            turn = (turn + passes.get(i, 0)) % n
+            seats.append(turn)
+            turn = (turn + 1) % n
+        for play, seat in zip(self.plays, seats):
+            play.player = seat
         hands: list[list[Tile]] = [[] for _ in range(n)]
         hands[self.spinner_player].append(self.spinner)
-        used = {self.spinner}
-        for play in self.plays:
-            hands[play.player].append(play.tile)
-            used.add(play.tile)
-        if extra is not None and extra[1].in_set(cfg.set_max) and extra[1] not in used:
-            hands[extra[0]].append(extra[1])
-            used.add(extra[1])
-        spare = [t for t in full_set(cfg.set_max) if t not in used and not t.is_double]
-        spare += [t for t in full_set(cfg.set_max) if t not in used and t.is_double and t.high < self.spinner.high]
-        # one tile nobody played in each hand, so no hand empties before the round ends,
-        # as long as that still leaves the boneyard a tile (a deal needs one)
-        # (the player making the newest play needs none: the check happens before their hand
-        # could empty; when tiles run short, the players after them get theirs first)
-        room = cfg.tile_count - len(used) - 1
-        last = extra[0] if extra is not None else (self.plays[-1].player if self.plays else self.spinner_player)
-        for k in range(1, n + 1):
-            p = (last + k) % n
-            if spare and room > 0 and (p != last or room > n):
-                hands[p].append(spare.pop())
-                room -= 1
+        for tile, seat in zip(tiles, seats):
+            hands[seat].append(tile)
+        spare = [t for t in unused if not t.is_double] + [t for t in unused if t.is_double]
+        last = seats[-1] if seats else self.spinner_player
+        for k in range(1, fill + 1):
+            hands[(last + k) % n].append(spare.pop())
         deal = Deal.arrange(cfg, hands)
         state = RoundState(cfg, self._round_index, deal)
-        passes = list(self.passes)
-        for i, play in enumerate(self.plays):
-            self._apply_passes(state, passes, i)
-            state.play(play.tile, play.end, player=play.player)
-        self._apply_passes(state, passes, len(self.plays))
+        for i, tile in enumerate(tiles):
+            for _ in range(passes.get(i, 0)):
+                self._pass(state)
+            if i < len(self.plays):
+                state.play(tile, self.plays[i].end, player=seats[i])
+        if len(tiles) == len(self.plays):  # passes after the last play
+            for _ in range(passes.get(len(tiles), 0)):
+                self._pass(state)
+        self._seats = seats
         return state
 
     @staticmethod
-    def _apply_passes(state: RoundState, passes: list[tuple[int, int]], before: int) -> None:
-        while passes and passes[0][0] == before:
-            _, player = passes.pop(0)
-            if state.is_over() or state.turn != player:
-                continue
-            try:
-                if state.can_draw():
-                    state.draw(player=player)
-                state.pass_turn(player=player)
-            except IllegalPlay:
-                pass
+    def _pass(state: RoundState) -> bool:
+        """Draw (when the boneyard allows) and pass for whoever's turn it is."""
+        if state.is_over():
+            return False
+        try:
+            if state.can_draw():
+                state.draw()
+            state.pass_turn()
+        except IllegalPlay:
+            return False
+        return True
 
     def copy(self) -> "Referee":
         """An independent referee at the same point (for trying plays out)."""
         other = Referee.__new__(Referee)
         other.__dict__.update(self.__dict__)
-        other.plays = list(self.plays)
-        other.passes = list(self.passes)
+        other.passes = dict(self.passes)
+        other.plays = [SeenPlay(**p.__dict__) for p in self.plays]
         return other
 
     # --- reading --------------------------------------------------------------------
@@ -162,17 +186,13 @@ class Referee:
 
     # --- judging --------------------------------------------------------------------
 
-    def judge(self, tile: Tile, on: Tile | None, touching: int | None = None, player: int | None = None) -> Verdict:
+    def judge(self, tile: Tile, on: Tile | None, touching: int | None = None) -> Verdict:
         """What the engine says about `tile` laid against `on` with its `touching` value
-        against it, by `player` (default: whoever's turn it is)."""
-        p = self.turn if player is None else player
+        against it, by whoever's turn it is."""
         if on is None:
-            return Verdict(p, None, None, NoSuchOpenEnd(f"{tile} is not laid against any open end"))
-        state = self._rebuild((p, tile))
-        if player is None and not state.is_over() and state.turn != p:
-            # the round rebuilt without this tile had run a hand dry; with it, the turn is clear
-            p = state.turn
-            state = self._rebuild((p, tile))
+            return Verdict(self.turn, None, None, NoSuchOpenEnd(f"{tile} is not laid against any open end"))
+        state = self._rebuild(tile)
+        p = self._seats[-1] if len(self._seats) > len(self.plays) else state.turn
         board = state.board
         parent = board.placement_of(on)
         if parent is None:
@@ -212,20 +232,20 @@ class Referee:
     def take_back(self) -> SeenPlay:
         """Undo the last play (the rules allow it before the next player plays)."""
         play = self.plays.pop()
-        self.passes = [(k, p) for k, p in self.passes if k <= len(self.plays)]
+        self.passes = {k: v for k, v in self.passes.items() if k <= len(self.plays)}
         self.state = self._rebuild(None)
         return play
 
     def note_pass(self, player: int | None = None) -> bool:
-        """Someone drew and passed (seen by a person, not the camera): the turn moves on."""
-        p = self.turn if player is None else player
-        self.passes.append((len(self.plays), p))
+        """A player drew and passed (seen by a person, or inferred from the next hand's seat):
+        the turn moves on past `player` (default: whoever's turn it is)."""
+        n = self.config.players
+        steps = 1 if player is None else (player - self.turn) % n + 1
+        k = len(self.plays)
+        self.passes[k] = self.passes.get(k, 0) + steps
         before = self.turn
         self.state = self._rebuild(None)
-        if self.turn == before:
-            self.passes.pop()
-            return False
-        return True
+        return self.turn != before or steps % n == 0
 
     def round_record(self, round_index: int, hands_left: list[list[Tile]] | None = None) -> dict[str, Any]:
         """This round as a game-record round: plays as seen, and a deal reconstructed from them

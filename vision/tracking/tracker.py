@@ -117,7 +117,7 @@ class Tracker:
     def __init__(self, config: GameConfig, *, detector: Detector | None = None, gate: Any = None,
                  spinner_player: int = 0, round_index: int | None = None, evidence_dir: str | Path | None = None,
                  window: int = WINDOW, remove_window: int = REMOVE_WINDOW, recheck_s: float = RECHECK_S,
-                 player_names: list[str] | None = None) -> None:
+                 player_names: list[str] | None = None, seats: Sequence[float] | None = None) -> None:
         self.config = config
         self.rules = config.rules
         self.detector = detector
@@ -142,6 +142,10 @@ class Tracker:
         self._lost = False
         self._misreads: set[tuple[Tile, Tile]] = set()
         self._reads_since_change = 0
+        self.seats = list(seats) if seats is not None else None
+        """Direction (radians, image coordinates, from the middle of the picture) in which each
+        player's arm comes into the picture, in seat order."""
+        self._entries: list[tuple[int, tuple[float, float]]] = []
 
     # --- input ------------------------------------------------------------------------
 
@@ -164,6 +168,9 @@ class Tracker:
         reading: MotionReading = self.gate.update(frame)
         if reading.moving:
             self.window.clear()
+            if reading.entry is not None:
+                self._entries.append((index, reading.entry))
+                del self._entries[:-20]
             return events
         if reading.changed:
             self.settled = False
@@ -466,7 +473,7 @@ class Tracker:
                     self.board[tile] = BoardTile(tile, pose, "loose", None, None, None, obs.frame)
                     loose.append(str(tile))
                     continue
-            events.append(self._judge(tile, pose, obs, cands))
+            events.append(self._judge(tile, pose, obs, cands, hand=len(fresh) == 1))
         if loose:
             o = fresh[0][2]
             events.append(BoardDisturbed(o.frame, o.t, loose=loose))
@@ -577,11 +584,43 @@ class Tracker:
             idx = len(self.sheet.rounds)
         return max(0, min(self.config.set_max, idx))
 
+    def seat_of_hand(self, before: int) -> int | None:
+        """The seat the last hand before frame `before` came from, if seats are known."""
+        if not self.seats:
+            return None
+        entry = next((e for f, e in reversed(self._entries) if f < before), None)
+        if entry is None:
+            return None
+        size = np.array(self.size if self.size is not None else self._picture_size(), float)
+        point = np.array(entry) * size
+        centre = size / 2
+        angle = math.atan2(point[1] - centre[1], point[0] - centre[0])
+        gaps = [abs((angle - s + math.pi) % (2 * math.pi) - math.pi) for s in self.seats]
+        best = int(np.argmin(gaps))
+        spacing = 2 * math.pi / len(self.seats)
+        return best if gaps[best] < 0.6 * spacing else None
+
+    def _picture_size(self) -> tuple[float, float]:
+        return getattr(self.gate, "picture_size", (1.0, 1.0))
+
+    def _follow_hand(self, obs: Observation) -> None:
+        """If the hand that laid this tile came from another seat than the engine expects, the
+        players in between drew and passed (which a camera does not see)."""
+        if self.current is None or not self.seats:
+            return
+        seat = self.seat_of_hand(obs.frame)
+        referee = self.current.referee
+        if seat is None or seat == referee.turn:
+            return
+        referee.note_pass((seat - 1) % self.config.players)
+
     def _judge(self, tile: Tile, pose: TilePose, obs: Observation,
-               candidates: list[tuple[float, BoardTile, Any]]) -> TrackEvent:
+               candidates: list[tuple[float, BoardTile, Any]], hand: bool = True) -> TrackEvent:
         """Ask the engine about the play; where the geometry allows two places nearly equally
         well, a legal reading is preferred over an illegal one."""
         assert self.current is not None
+        if hand:
+            self._follow_hand(obs)
         referee = self.current.referee
         verdicts = []
         for score, bt, contact in candidates:
