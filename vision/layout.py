@@ -34,7 +34,7 @@ import numpy as np
 
 from engine import AuditReport, HouseRules, Layout, LayoutEdge, LayoutTile, audit_layout
 
-from .layout_gaps import Board, Gap, bridge
+from .layout_gaps import Board, Gap, bridge, in_row
 from .layout_geometry import contact_table, estimate_ratio, make_frames, near_pairs, quads_overlap_depth
 from .layout_links import Link, contacts, link
 from .types import Recognition, TileDetection
@@ -211,8 +211,11 @@ def read_layout(tiles: Sequence[TileDetection], face_down: Sequence[TileDetectio
 
     notes: list[str] = []
     extra: list[tuple[int, int]] = []
-    kept, forest = link(contacts(board.frames, np.arange(n_real), board.pips), n_real, board.pips,
-                        notes=notes, extra=extra)
+    # a hand laid out in two rows touches end to end across the rows, but each of those
+    # tiles also lies alongside its neighbours in the row, which no tile in an arm does
+    row = in_row(board.frames)
+    cands = [c for c in contacts(board.frames, np.arange(n_real), board.pips) if not (row[c.u] and row[c.v])]
+    kept, forest = link(cands, n_real, board.pips, notes=notes, extra=extra)
     next_id = max(t.id for t in list(tiles) + list(face_down) + broken) + 1
     reading.gaps = bridge(board, forest, all_corners, next_id, kept, notes, extra, rules.spinner_arms)
     for g in reading.gaps:

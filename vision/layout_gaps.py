@@ -152,8 +152,10 @@ class Board:
         return len(self.ids) - 1
 
 
-def _in_row(frames: Frames) -> np.ndarray:
-    """Tiles with a neighbour alongside, long side to long side: a hand laid out in a row."""
+def in_row(frames: Frames) -> np.ndarray:
+    """Tiles with a neighbour alongside, long side to long side: a hand laid out in a row
+    (in a layout only a spinner's arms lie like that, and they touch the spinner, which
+    does not)."""
     ia, ib = near_pairs(frames, frames, same=True, reach=0.0)
     out = np.zeros(len(frames), bool)
     if len(ia) == 0:
@@ -177,7 +179,7 @@ def bridge(board: Board, forest: Forest, obstacles: np.ndarray, next_id: int,
     toes and a missing spinner all its arms."""
     gaps: list[Gap] = []
     R = board.ratio
-    in_row: np.ndarray | None = None
+    rows: np.ndarray | None = None
     for _ in range(MAX_GAPS):
         frames, pips = board.frames, board.pips
         n = len(frames)
@@ -198,10 +200,10 @@ def bridge(board: Board, forest: Forest, obstacles: np.ndarray, next_id: int,
             break
         d = np.linalg.norm(frames.centre[:, None] - frames.centre[None], axis=2)
         reach = (2.0 * R + 1.5) * np.maximum(frames.width[:, None], frames.width[None])
-        if in_row is None:
-            in_row = _in_row(frames)
-        in_row = np.concatenate([in_row, np.zeros(n - len(in_row), bool)])
-        lone = ~big & ~in_row
+        if rows is None:
+            rows = in_row(frames)
+        rows = np.concatenate([rows, np.zeros(n - len(rows), bool)])
+        lone = ~big & ~rows
         pair_ok = (big[:, None] & big[None, :]) | (short[:, None] & lone[None, :])
         other = (comp[:, None] != comp[None]) & (d < reach) & pair_ok
         visible = {(int(max(p)), int(min(p))) for p in pips}

@@ -581,7 +581,8 @@ def _row(tiles: list[Tile], face_down: bool, ratio: float, rng: random.Random,
             x += 1.0 + rng.uniform(0.08, 0.3)
         shift = x / 2 - 0.5
         out += [(x - shift, y, ang, a, b, fd) for x, y, ang, a, b, fd in items]
-    return out
+    mid = (min(y for _, y, *_ in out) + max(y for _, y, *_ in out)) / 2  # the block centred on the row line
+    return [(x, y - mid, ang, a, b, fd) for x, y, ang, a, b, fd in out]
 
 
 def _block(tiles: list[Tile], ratio: float, rng: random.Random) -> list[tuple[float, float, float, int, int, bool]]:
