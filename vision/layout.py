@@ -83,7 +83,7 @@ def _name(p: tuple[int, int]) -> str:
     return f"{max(p)}-{min(p)}"
 
 
-# ---------------------------------------------------------------------------- 4. spinner
+# ---------------------------------------------------------------------------- the spinner
 
 
 def _spinner_evidence(tile: int, links: list[Link]) -> float:
