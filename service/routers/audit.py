@@ -75,7 +75,8 @@ def audit_photo(
         img = load_image(data, name=name)
         del data
         rec = recognizer.recognize_loaded(img, set_max)
-        result = _plain(dict(layout.audit_photo(rec, rec.set_max, rules, round_double)))
+        result = _plain(dict(layout.audit_photo(rec, rec.set_max, rules, round_double,
+                                                pixels=img.bgr, to_pixels=1 / img.scale)))
         if annotate:
             draw = audit_drawer(layout)
             picture = draw(img, rec, result) if draw is not None else annotate_recognition(img, rec)
