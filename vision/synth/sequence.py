@@ -482,9 +482,15 @@ def plan_sequence(rng: np.random.Generator, size: tuple[int, int] = (1280, 720),
         if _in_view(cam.hm @ to_canvas, quads, W, H, margin):
             break
         s *= 0.96
+    # a wide border of table around the camera's canvas, so a knocked camera or a long
+    # arm never shows the canvas edge (or its mirror image)
+    mx, my = int(0.25 * cam.canvas_w), int(0.25 * cam.canvas_h)
+    pad = np.array([[1.0, 0, mx], [0, 1.0, my], [0, 0, 1.0]])
+    to_canvas = pad @ to_canvas
+    canvas = (cam.canvas_w + 2 * mx, cam.canvas_h + 2 * my)
     # a knocked camera never loses tiles off the picture here: the evaluation is about
     # following the game, and no camera can follow a tile it does not see
-    cameras = [cam.hm.astype(np.float64)]
+    cameras = [cam.hm.astype(np.float64) @ np.linalg.inv(pad)]
     for _ in range(film.camera):
         for _try in range(20):
             nxt = _nudged(py, cameras[-1], W, H)
@@ -496,7 +502,7 @@ def plan_sequence(rng: np.random.Generator, size: tuple[int, int] = (1280, 720),
 
     return SequencePlan(
         set_max=set_max, players=players, rules=rules, round_index=round_index,
-        spinner_player=state.spinner_player, ratio=ratio, size=(W, H), canvas=(cam.canvas_w, cam.canvas_h),
+        spinner_player=state.spinner_player, ratio=ratio, size=(W, H), canvas=canvas,
         layout_to_canvas=to_canvas, cameras=cameras, tile_w=s, seats=seats, tiles=tiles, frames=film.frames,
         events=events, record=state.to_record(),
         meta={"stopped": stopped, "plays": plays, "frames": len(film.frames), "box": list(box),

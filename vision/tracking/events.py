@@ -161,6 +161,20 @@ class RoundScored(TrackEvent):
 
 
 @dataclass
+class BoardCleared(TrackEvent):
+    """Every tile left the table at once: the round's layout was swept up."""
+
+    tiles: int
+    scored: bool
+    """Whether the round was already scored."""
+    kind: ClassVar[str] = "board_cleared"
+
+    def describe(self) -> str:
+        text = f"the layout ({self.tiles} tiles) was cleared from the table"
+        return text if self.scored else text + "; score the round from hand photos or typed totals"
+
+
+@dataclass
 class Notice(TrackEvent):
     """Something a person should know that is not a play (a spinner that is not the
     round's double, a misread the tracker chose to ignore)."""
@@ -175,5 +189,5 @@ class Notice(TrackEvent):
 EVENT_KINDS: dict[str, type[TrackEvent]] = {
     cls.kind: cls
     for cls in (RoundStarted, TilePlayed, TileTakenBack, BoardDisturbed, CameraMoved, FrameRejected,
-                StreamLost, StreamResumed, RoundScored, Notice)
+                StreamLost, StreamResumed, RoundScored, BoardCleared, Notice)
 }

@@ -9,9 +9,12 @@ the tracker asks of every frame:
 * has anything changed since the board was last read? compare with the thumbnail
   taken when the tracker last settled; when nothing has, the last reading stands.
 
-Thumbnails are divided by their own mean brightness first, so a lamp flickering or
-the camera's auto-exposure stepping does not count as motion, and slightly blurred,
-so sensor noise does not either.
+Thumbnails are divided by their own median brightness and compared pixel by pixel in
+relative terms, so a lamp flickering or the camera's auto-exposure stepping does not
+count as motion; pixels near white in
+either picture are left out of the comparison, since a brighter frame clips white
+tiles by different amounts than it brightens the table; and thumbnails are slightly
+blurred, so sensor noise does not count either.
 """
 from __future__ import annotations
 
@@ -20,7 +23,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-THUMB_WIDTH = 160
+THUMB_WIDTH = 240
+NEAR_WHITE = 240.0
 
 
 @dataclass
@@ -41,38 +45,41 @@ class MotionReading:
 class MotionGate:
     """Frame-difference motion detection on thumbnails."""
 
-    def __init__(self, thumb_width: int = THUMB_WIDTH, pixel_delta: float = 0.07, move_share: float = 0.002,
-                 change_share: float = 0.002) -> None:
+    def __init__(self, thumb_width: int = THUMB_WIDTH, pixel_delta: float = 0.08, move_share: float = 0.0004,
+                 change_share: float = 0.0004) -> None:
         self.thumb_width = thumb_width
         self.pixel_delta = pixel_delta
         self.move_share = move_share
         self.change_share = change_share
-        self._prev: np.ndarray | None = None
-        self._ref: np.ndarray | None = None
+        self._prev: tuple[np.ndarray, np.ndarray] | None = None
+        self._ref: tuple[np.ndarray, np.ndarray] | None = None
 
-    def thumbnail(self, frame: np.ndarray) -> np.ndarray:
+    def thumbnail(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(brightness-normalised grey thumbnail, mask of near-white pixels)."""
         h, w = frame.shape[:2]
         tw = self.thumb_width
         th = max(8, int(round(h * tw / w)))
         grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         small = cv2.resize(grey, (tw, th), interpolation=cv2.INTER_AREA).astype(np.float32)
         small = cv2.GaussianBlur(small, (3, 3), 0)
-        return small / max(float(small.mean()), 1.0)
+        level = max(float(np.median(small)), 1.0)
+        return small / level, small >= NEAR_WHITE
 
-    def _share(self, a: np.ndarray, b: np.ndarray) -> tuple[float, np.ndarray]:
-        mask = np.abs(a - b) > self.pixel_delta
+    def _share(self, a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> tuple[float, np.ndarray]:
+        """Share of pixels that differ between two thumbnails (near-white ones left out)."""
+        mask = (np.abs(a[0] - b[0]) > self.pixel_delta * np.maximum(np.maximum(a[0], b[0]), 0.5)) & ~(a[1] | b[1])
         return float(mask.mean()), mask
 
     def update(self, frame: np.ndarray) -> MotionReading:
         thumb = self.thumbnail(frame)
         prev = self._prev
         self._prev = thumb
-        if prev is None or prev.shape != thumb.shape:
+        if prev is None or prev[0].shape != thumb[0].shape:
             return MotionReading(True, True, 1.0, 1.0)
         level, mask = self._share(thumb, prev)
         moving = level > self.move_share
         ref = self._ref
-        if ref is None or ref.shape != thumb.shape:
+        if ref is None or ref[0].shape != thumb[0].shape:
             ref_level = 1.0
         else:
             ref_level, _ = self._share(thumb, ref)
@@ -89,17 +96,40 @@ class MotionGate:
 
 
 def _edge_entry(mask: np.ndarray) -> tuple[float, float] | None:
-    """Mean position of moving pixels on the outermost rows and columns (0..1 coordinates)."""
+    """Middle of the longest stretch of moving pixels along the picture's edge (0..1
+    coordinates): where an arm crosses into the picture. None when nothing moves at the
+    edge, or when the whole edge moves (a knocked camera)."""
     h, w = mask.shape
-    ys, xs = [], []
-    for y in (0, 1, h - 2, h - 1):
-        cols = np.nonzero(mask[y])[0]
-        xs.extend(cols.tolist())
-        ys.extend([y] * len(cols))
-    for x in (0, 1, w - 2, w - 1):
-        rows = np.nonzero(mask[:, x])[0]
-        ys.extend(rows.tolist())
-        xs.extend([x] * len(rows))
-    if len(xs) < 3:
+    band = 2
+    top = mask[:band].any(0)
+    right = mask[:, w - band:].any(1)
+    bottom = mask[h - band:].any(0)[::-1]
+    left = mask[:, :band].any(1)[::-1]
+    ring = np.concatenate([top, right, bottom, left])
+    n = len(ring)
+    if ring.sum() < 3 or ring.mean() > 0.4:
         return None
-    return float(np.mean(xs)) / (w - 1), float(np.mean(ys)) / (h - 1)
+    # longest run of moving pixels around the ring (it wraps), bridging gaps of a few pixels
+    idx = np.nonzero(ring)[0]
+    gaps = np.diff(np.concatenate([idx, idx[:1] + n]))
+    breaks = np.nonzero(gaps > 4)[0]
+    if len(breaks) == 0:
+        return None
+    best_len, best_mid = -1, 0.0
+    for k in range(len(breaks)):
+        start = idx[(breaks[k] + 1) % len(idx)]
+        end = idx[breaks[(k + 1) % len(breaks)]]
+        length = (end - start) % n + 1
+        if length > best_len:
+            best_len, best_mid = length, (start + (length - 1) / 2) % n
+    pos = best_mid
+    if pos < w:
+        return pos / (w - 1), 0.0
+    pos -= w
+    if pos < h:
+        return 1.0, pos / (h - 1)
+    pos -= h
+    if pos < w:
+        return 1.0 - pos / (w - 1), 1.0
+    pos -= w
+    return 0.0, 1.0 - pos / (h - 1)

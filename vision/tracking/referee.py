@@ -247,6 +247,17 @@ class Referee:
         self.state = self._rebuild(None)
         return self.turn != before or steps % n == 0
 
+    def forget_pass(self) -> bool:
+        """Drop the latest pass noted (one inferred from a hand that came from the wrong seat)."""
+        if not self.passes:
+            return False
+        k = max(self.passes)
+        self.passes[k] -= 1
+        if not self.passes[k]:
+            del self.passes[k]
+        self.state = self._rebuild(None)
+        return True
+
     def round_record(self, round_index: int, hands_left: list[list[Tile]] | None = None) -> dict[str, Any]:
         """This round as a game-record round: plays as seen, and a deal reconstructed from them
         (each seat's played tiles, then what it held at the end when hand photos said so)."""

@@ -38,7 +38,7 @@ from engine import GameConfig, ScoreSheet, Tile, hand_score, round_scores
 from engine.board import SLOT_STRIDE
 
 from .board import BoardTile, Observation, associate, identity, register
-from .events import (BoardDisturbed, CameraMoved, FrameRejected, Notice, RoundScored, RoundStarted,
+from .events import (BoardCleared, BoardDisturbed, CameraMoved, FrameRejected, Notice, RoundScored, RoundStarted,
                      StreamLost, StreamResumed, TileTakenBack, TilePlayed, TrackEvent)
 from .geometry import ATTACH_MAX, TilePose, contact_on_double, contact_on_tile, motion_size, pose_from_detection
 from .motion import MotionGate, MotionReading
@@ -427,12 +427,9 @@ class Tracker:
 
     def _board_cleared(self, obs: Observation) -> list[TrackEvent]:
         """Every tile gone at once: the round's tiles were swept up."""
+        n = sum(1 for bt in self.board.values() if bt.status != "loose")
         self.board.clear()
-        ev: list[TrackEvent] = [Notice(obs.frame, obs.t, "the layout was cleared from the table")]
-        if self.current is not None and self.current.record is None:
-            ev[0] = Notice(obs.frame, obs.t, "the layout was cleared from the table; score the round with "
-                                             "hand photos or typed totals")
-        return ev
+        return [BoardCleared(obs.frame, obs.t, n, self.current is None)]
 
     def _place(self, found: list[tuple[Tile, TilePose, Observation]]) -> list[TrackEvent]:
         events: list[TrackEvent] = []
@@ -610,9 +607,15 @@ class Tracker:
             return
         seat = self.seat_of_hand(obs.frame)
         referee = self.current.referee
+        n = self.config.players
         if seat is None or seat == referee.turn:
             return
-        referee.note_pass((seat - 1) % self.config.players)
+        if n >= 3 and (seat - referee.turn) % n == n - 1:
+            # everyone else passing is rarer than an earlier hand misjudged: take back the
+            # latest pass inferred from a hand instead (or keep the turn order if none)
+            referee.forget_pass()
+            return
+        referee.note_pass((seat - 1) % n)
 
     def _judge(self, tile: Tile, pose: TilePose, obs: Observation,
                candidates: list[tuple[float, BoardTile, Any]], hand: bool = True) -> TrackEvent:

@@ -1,0 +1,247 @@
+"""`chickenfoot eval-tracking`: measure the live-game tracker on rendered game sequences.
+
+Three kinds of run, always named in the output so no figure is mistaken for another:
+
+* oracle (default): detections derived from ground truth with simulated recognizer
+  noise, motion from ground truth; no pixels, so 50+ rounds take a couple of minutes;
+* oracle+pixels (`--pixels`): the same detections, but frames are rendered and the real
+  motion gate decides when to read;
+* model (`--model`): the real recognizer and motion gate on rendered frames.
+
+`--speed` times the tracker with the real recognizer on rendered 1280x720 frames
+(rendering is done first and not timed) and reports processed frames per second.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from ..cli import UserError
+
+NOISE_LEVELS = ("default", "harsh", "none")
+
+
+def _size(text: str) -> tuple[int, int]:
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"size must look like 1280x720, not {text!r}") from None
+    if not (320 <= w <= 4000 and 240 <= h <= 4000):
+        raise argparse.ArgumentTypeError("width must be 320-4000 and height 240-4000")
+    return w, h
+
+
+def _sets(text: str) -> list[int]:
+    try:
+        sets = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--sets takes numbers like 6,9,12, not {text!r}") from None
+    bad = [s for s in sets if s not in (6, 9, 12, 15, 18)]
+    if not sets or bad:
+        raise argparse.ArgumentTypeError("sets must be among 6, 9, 12, 15, 18")
+    return sets
+
+
+def register(sub) -> None:
+    p = sub.add_parser("eval-tracking", help="measure the live-game tracker on rendered game sequences")
+    p.add_argument("--rounds", type=int, default=50, help="rounds to render and track (default 50)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--sets", type=_sets, default=[6, 9, 12, 15], help="set sizes, cycled (default 6,9,12,15)")
+    p.add_argument("--size", type=_size, default=(1280, 720), help="frame size (default 1280x720)")
+    how = p.add_mutually_exclusive_group()
+    how.add_argument("--oracle", action="store_true", help="ground-truth-derived detections (the default)")
+    how.add_argument("--model", nargs="?", const="", metavar="PATH",
+                     help="the real recognizer (optionally its model file or folder) on rendered frames")
+    p.add_argument("--pixels", action="store_true", help="with --oracle: render frames and use the real motion gate")
+    p.add_argument("--noise", choices=NOISE_LEVELS, default="default",
+                   help="simulated recognizer noise for --oracle (default, harsh, none)")
+    p.add_argument("--speed", action="store_true",
+                   help="benchmark: processed frames per second with the real recognizer at --size")
+    p.add_argument("--speed-frames", type=int, default=600, help="frames for --speed (default 600)")
+    p.add_argument("--from", dest="folder", metavar="DIR",
+                   help="track sequences written by `chickenfoot synth --kind sequence` instead of new ones")
+    p.add_argument("--examples", action="store_true", help="also print up to 20 examples of each kind of error")
+    p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    p.set_defaults(func=run)
+
+
+def noise_for(level: str):
+    from vision.tracking.oracle import Noise
+
+    if level == "none":
+        return Noise.none()
+    if level == "harsh":
+        return Noise(jitter=0.06, drop=0.06, misread=0.02, hidden=0.6, partial_miss=0.5, false_tile=0.05,
+                     motion_miss=0.15, false_motion=0.03)
+    return Noise()
+
+
+def _plans(args):
+    from pathlib import Path
+
+    from vision.synth.sequence import load_sequence, plan_sequence, sequence_rng
+
+    if args.folder:
+        folders = sorted(p for p in Path(args.folder).iterdir() if (p / "truth.json").is_file())
+        if not folders:
+            raise UserError(f"{args.folder}: no sequences (folders with truth.json) here")
+        for f in folders[: args.rounds]:
+            try:
+                plan = load_sequence(f)
+            except ValueError as exc:
+                raise UserError(str(exc)) from None
+            plan.meta["name"] = f.name
+            plan.meta["frames_dir"] = str(f / "frames")
+            yield plan
+        return
+    for i in range(args.rounds):
+        plan = plan_sequence(sequence_rng(args.seed, i), args.size, args.sets[i % len(args.sets)])
+        plan.meta["name"] = f"seed{args.seed}-{i}"
+        yield plan
+
+
+def _load_recognizer(path: str | None):
+    from vision.onnx_yolo import ModelError
+    from vision.recognize import Recognizer
+
+    try:
+        return Recognizer(path or None)
+    except ModelError as exc:
+        raise UserError(str(exc)) from None
+
+
+def _read_frames(plan):
+    """Frames from disk for a sequence written by the synth command (None when not there)."""
+    from pathlib import Path
+
+    import cv2
+
+    folder = plan.meta.get("frames_dir")
+    if not folder or not Path(folder).is_dir():
+        return None
+    frames = []
+    for f in plan.frames:
+        img = cv2.imread(str(Path(folder) / f"{f.index:06d}.jpg"))
+        if img is None:
+            return None
+        frames.append(img)
+    return frames
+
+
+def run(args) -> int:
+    from vision.tracking.evaluate import Tally, run_model, run_oracle
+
+    if args.rounds < 1:
+        raise UserError("--rounds must be at least 1")
+    if args.speed:
+        return _speed(args)
+    if args.pixels and args.model is not None:
+        raise UserError("--pixels goes with --oracle; --model always renders frames")
+    noise = noise_for(args.noise)
+    recognizer = _load_recognizer(args.model) if args.model is not None else None
+    tally = Tally()
+    t0 = time.perf_counter()
+    for k, plan in enumerate(_plans(args)):
+        if recognizer is not None:
+            run = run_model(plan, recognizer, frames=_read_frames(plan))
+        else:
+            run = run_oracle(plan, seed=args.seed * 1000 + k, noise=noise, pixels=args.pixels)
+        tally.add(run)
+        if not args.json:
+            print(f"  {plan.meta['name']}: double-{plan.set_max}, {plan.players} players, {len(plan.plays())} plays, "
+                  f"{len(plan.frames)} frames", file=sys.stderr)
+    summary = tally.summary()
+    kind = "model" if recognizer is not None else ("oracle+pixels" if args.pixels else "oracle")
+    summary = {"kind": kind, "noise": None if recognizer is not None else args.noise,
+               "sets": sorted({p for p in args.sets}) if not args.folder else "from folder",
+               "size": list(args.size), "seed": args.seed, **summary,
+               "seconds": round(time.perf_counter() - t0, 1)}
+    if args.json:
+        out = dict(summary)
+        if args.examples:
+            out["examples"] = tally.examples()
+        print(json.dumps(out, indent=1))
+    else:
+        _print(summary)
+        if args.examples:
+            print(json.dumps(tally.examples(), indent=1))
+    return 0
+
+
+TARGETS = {"play_precision": 0.99, "play_recall": 0.99, "attachment_correct": 0.99, "planted_flagged": 0.98}
+
+
+def _print(s: dict) -> None:
+    what = {"oracle": "detections derived from ground truth (simulated recognizer noise: %s), motion from ground truth"
+                      % s["noise"],
+            "oracle+pixels": "detections derived from ground truth (noise: %s), real motion gate on rendered frames"
+                             % s["noise"],
+            "model": "the real recognizer and motion gate on rendered frames"}[s["kind"]]
+    print(f"tracker on {s['rounds']} rendered rounds (sets {s['sets']}, {s['size'][0]}x{s['size'][1]}): {what}")
+    rows = [
+        ("play precision", s["play_precision"], TARGETS["play_precision"]),
+        ("play recall", s["play_recall"], TARGETS["play_recall"]),
+        ("attachment point correct", s["attachment_correct"], TARGETS["attachment_correct"]),
+        ("planted illegal plays flagged", s["planted_flagged"], TARGETS["planted_flagged"]),
+    ]
+    for name, value, target in rows:
+        mark = "" if value is None else ("  ok" if value >= target else f"  BELOW target {target}")
+        print(f"  {name:32s} {'-' if value is None else f'{value:.4f}'}{mark}")
+    ff = s["false_flags_per_200_plays"]
+    print(f"  {'false flags per 200 plays':32s} {ff} ({s['false_flags']} in {s['true_plays']} plays)"
+          + ("" if ff is None else ("  ok" if ff <= 1 else "  ABOVE target 1")))
+    print(f"  {'rule named right (planted)':32s} {s['planted_rule_named_right']}")
+    print(f"  {'player credited right':32s} {s['player_credited_right']}")
+    print(f"  {'take-backs found / right':32s} {s['take_back_recall']} / {s['take_back_precision']}")
+    print(f"  true plays {s['true_plays']}, tracker plays {s['tracker_plays']}, planted {s['planted_illegal']}, "
+          f"camera nudges {s['camera_nudges']} (camera_moved events {s['camera_moved_events']}), "
+          f"board_disturbed events {s['board_disturbed_events']}")
+    print(f"  frames {s['frames']}, recognizer ran on {s['frames_read']} ({s['read_share']}), "
+          f"tracker time {s['tracker_seconds']} s ({s['tracker_fps']} frames/s), wall {s['seconds']} s")
+
+
+def _speed(args) -> int:
+    """Processed frames per second with the real recognizer (rendering first, untimed)."""
+    from vision.synth.sequence import SequenceRenderer, plan_sequence, sequence_rng
+    from vision.tracking.evaluate import run_model
+
+    recognizer = _load_recognizer(args.model)
+    frames_left = args.speed_frames
+    total_frames = total_reads = 0
+    spent = 0.0
+    render = 0.0
+    k = 0
+    while frames_left > 0:
+        plan = plan_sequence(sequence_rng(args.seed, 10_000 + k), args.size, args.sets[k % len(args.sets)])
+        k += 1
+        n = min(frames_left, len(plan.frames))
+        plan.frames = plan.frames[:n]
+        t0 = time.perf_counter()
+        renderer = SequenceRenderer(plan)
+        pics = [renderer.frame(i) for i in range(n)]
+        render += time.perf_counter() - t0
+        run = run_model(plan, recognizer, frames=pics)
+        total_frames += run.frames
+        total_reads += run.frames_read
+        spent += run.seconds
+        frames_left -= n
+    # the recognizer alone, on frames like these
+    t0 = time.perf_counter()
+    from vision.imageio import LoadedImage
+
+    h, w = pics[-1].shape[:2]
+    for img in pics[-5:]:
+        recognizer.recognize_loaded(LoadedImage(img, 1.0, w, h, "frame"), None)
+    per_read = (time.perf_counter() - t0) / min(5, len(pics))
+    out = {"kind": "speed", "size": list(args.size), "frames": total_frames, "recognizer_reads": total_reads,
+           "tracker_seconds": round(spent, 2), "processed_fps": round(total_frames / spent, 1) if spent else None,
+           "recognizer_ms_per_read": round(per_read * 1000, 1), "render_seconds_untimed": round(render, 1),
+           "target_fps": 15}
+    if args.json:
+        print(json.dumps(out, indent=1))
+    else:
+        print(f"speed at {args.size[0]}x{args.size[1]}: {out['processed_fps']} processed frames/s over {total_frames} "
+              f"frames (recognizer ran on {total_reads}, {out['recognizer_ms_per_read']} ms each); target 15")
+    return 0
