@@ -332,7 +332,8 @@ class _Film:
 
 def plan_sequence(rng: np.random.Generator, size: tuple[int, int] = (1280, 720), set_max: int | None = None,
                   players: int | None = None, rules: HouseRules | None = None, *,
-                  illegal_chance: float = ILLEGAL_CHANCE, max_plays: int | None = None) -> SequencePlan:
+                  illegal_chance: float = ILLEGAL_CHANCE, max_plays: int | None = None,
+                  round_index: int | None = None) -> SequencePlan:
     """Deal and play one round at random, film it, and return the plan with its ground truth."""
     from .scene import random_camera
     from .table import Table
@@ -347,7 +348,8 @@ def plan_sequence(rng: np.random.Generator, size: tuple[int, int] = (1280, 720),
         rules = rules or r0
     config = GameConfig(players, set_max, rules)
     ratio = float(random_style(np.random.default_rng(py.randrange(2**31)), set_max).ratio)
-    round_index = py.randrange(set_max + 1)
+    drawn_round = py.randrange(set_max + 1)
+    round_index = drawn_round if round_index is None else round_index
     state = RoundState(config, round_index, make_deal(config, py, round_index), check_deal=False)
 
     # a box sized for the tiles that will probably be played, in the camera's aspect

@@ -781,12 +781,19 @@ class Tracker:
                 rec = book.referee.round_record(book.round_index)
                 rec["observed"]["illegal"] = book.illegal
                 rounds.append(rec)
+        # The camera does not see draws, so passes are recorded as a draw and a pass; the rules
+        # the record replays under let a player draw at will (see `Referee`), which changes
+        # nothing about where tiles may go. The house rules the game is played and scored
+        # by are kept beside them, and in the score sheet.
+        replay_rules = self.rules.replace(voluntary_draw=True, first_round_draw=False, chickenlittle=False,
+                                          start_double="required")
         out: dict[str, Any] = {
             "format": "chickenfoot-game",
             "version": 1,
             "players": self.config.players,
             "set": self.config.set_max,
-            "rules": self.rules.to_dict(),
+            "rules": replay_rules.to_dict(),
+            "house_rules": self.rules.to_dict(),
             "rounds": rounds,
             "scores": self.sheet.to_dict(),
             "source": "camera",
