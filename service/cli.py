@@ -61,6 +61,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # output piped into `head` and closed early: not an error
+        sys.stderr.close()
+        return 0
     return int(result or 0)
 
 
