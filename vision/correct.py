@@ -24,8 +24,32 @@ def _key(p: tuple[int, int]) -> tuple[int, int]:
     return (min(p), max(p))
 
 
+MAX_COST = 0.35  # a second reading must hinge on a dot scored within this of the threshold
+
+
+def drop_duplicate_boxes(tiles: list[TileDetection], readings: list[TileReading], iou: float = 0.2
+                         ) -> tuple[list[TileDetection], list[TileReading]]:
+    """Two overlapping boxes that read the same tile are one tile boxed twice (a set holds
+    each tile once, and real neighbours overlap at IoU < 0.1): keep the more confident."""
+    from .onnx_yolo import polygon_iou
+
+    order = sorted(range(len(tiles)), key=lambda i: -tiles[i].confidence)
+    kept: list[int] = []
+    for i in order:
+        ki = _key(readings[i].pips)
+        if any(_key(readings[k].pips) == ki and polygon_iou(tiles[i].corners, tiles[k].corners) > iou for k in kept):
+            continue
+        kept.append(i)
+    kept.sort()
+    return [tiles[i] for i in kept], [readings[i] for i in kept]
+
+
 def apply_rules(tiles: list[TileDetection], readings: list[TileReading], set_max: int, threshold: float) -> list[str]:
-    """Fix values in place on `tiles` (parallel to `readings`); returns warnings for the photo."""
+    """Fix values in place on `tiles` (parallel to `readings`); returns warnings for the photo.
+
+    A second reading is only taken when a dot near the threshold makes it plausible; two
+    confident identical readings are reported (two sets mixed, or a real misread) rather
+    than silently changed."""
     warnings: list[str] = []
     for t, r in zip(tiles, readings):
         a, b = r.pips
@@ -57,7 +81,9 @@ def apply_rules(tiles: list[TileDetection], readings: list[TileReading], set_max
                 cand = list(tiles[loser].pips)
                 cand[end] = count
                 cand_t = (cand[0], cand[1])
-                if max(cand_t) <= set_max and _key(cand_t) not in taken and (best is None or cost < best[0]):
+                if cost > MAX_COST or max(cand_t) > set_max or _key(cand_t) in taken:
+                    continue
+                if best is None or cost < best[0]:
                     best = (cost, cand_t)
         if best is None:
             warnings.append(f"tile {tiles[loser].pips[0]}-{tiles[loser].pips[1]} appears twice; "

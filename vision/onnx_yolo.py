@@ -99,6 +99,7 @@ def obb_polygon(cx: float, cy: float, w: float, h: float, r: float) -> np.ndarra
 
 
 def polygon_iou(p: np.ndarray, q: np.ndarray) -> float:
+    p, q = np.asarray(p, np.float32), np.asarray(q, np.float32)
     inter, _ = cv2.intersectConvexConvex(p, q)
     a, b = abs(cv2.contourArea(p)), abs(cv2.contourArea(q))
     return float(inter) / (a + b - float(inter) + 1e-9)

@@ -7,7 +7,7 @@ from functools import lru_cache
 from pathlib import Path
 
 
-from .correct import apply_rules, infer_set_max
+from .correct import apply_rules, drop_duplicate_boxes, infer_set_max
 from .detector import CLASS_BACK, TileDetector
 from .imageio import LoadedImage, load_image
 from .pipreader import PipReader
@@ -43,6 +43,9 @@ class Recognizer:
         tiles = [TileDetection(i, b.corners * img.scale, b.score) for i, b in enumerate(up)]
         for t, r in zip(tiles, readings):
             t.pip_points = [(x, y, c, h) for x, y, c, h in r.points]
+        tiles, readings = drop_duplicate_boxes(tiles, readings)
+        for i, t in enumerate(tiles):
+            t.id = i
         raw_max = max((max(r.pips) for r in readings), default=0)
         smax = set_max or infer_set_max([raw_max])
         warnings = apply_rules(tiles, readings, smax, self.pips.conf)

@@ -1,0 +1,78 @@
+"""The set's rules correct what the camera read (vision.correct)."""
+from __future__ import annotations
+
+import numpy as np
+
+from vision.correct import apply_rules, infer_set_max
+from vision.pipreader import HalfReading, TileReading
+from vision.types import TileDetection
+
+T = 0.5  # pip score threshold
+
+
+def _reading(a_scores: list[float], b_scores: list[float]) -> TileReading:
+    def half(sc):
+        n = sum(s >= T for s in sc)
+        return HalfReading(n, sorted(sc, reverse=True), 0.9 if all(abs(s - T) > 0.3 for s in sc) else 0.3)
+    return TileReading((half(a_scores), half(b_scores)), [])
+
+
+def _tile(i: int) -> TileDetection:
+    return TileDetection(i, np.zeros((4, 2), np.float32), 0.9)
+
+
+def test_a_value_above_the_sets_maximum_is_capped_and_noted():
+    tiles = [_tile(0)]
+    apply_rules(tiles, [_reading([0.9] * 7, [0.9] * 2)], set_max=6, threshold=T)
+    assert tiles[0].pips == (6, 2)
+    assert "maximum" in tiles[0].notes[0]
+
+
+def test_a_tile_read_twice_takes_its_cheapest_second_reading():
+    # both read 3-4; the second has a weak fourth dot on its 4 end, so it becomes 3-3
+    sure = _reading([0.95] * 3, [0.95] * 4)
+    unsure = _reading([0.95] * 3, [0.95] * 3 + [0.55])
+    tiles = [_tile(0), _tile(1)]
+    warnings = apply_rules(tiles, [sure, unsure], set_max=9, threshold=T)
+    assert tiles[0].pips == (3, 4)
+    assert tiles[1].pips == (3, 3)
+    assert "corrected" in tiles[1].notes[0] and not warnings
+
+
+def test_a_duplicate_without_a_plausible_second_reading_is_reported_not_hidden():
+    a = _reading([0.99] * 2, [0.99] * 2)
+    tiles = [_tile(0), _tile(1)]
+    warnings = apply_rules(tiles, [a, a], set_max=2, threshold=T)  # 1-2 and 3-2 out of a double-2 set
+    assert tiles[0].pips == tiles[1].pips == (2, 2)
+    assert warnings and "appears twice" in warnings[0]
+
+
+def test_the_set_is_inferred_from_the_highest_value_read():
+    assert infer_set_max([5]) == 12
+    assert infer_set_max([13]) == 15
+    assert infer_set_max([18]) == 18
+
+
+def test_one_tile_boxed_twice_is_counted_once():
+    a = _tile(0)
+    a.corners = np.array([[0, 0], [10, 0], [10, 20], [0, 20]], np.float32)
+    b = _tile(1)
+    b.corners = a.corners + [2, 3]
+    b.confidence = 0.5
+    r = _reading([0.9] * 3, [0.9] * 4)
+    from vision.correct import drop_duplicate_boxes
+
+    kept, readings = drop_duplicate_boxes([a, b], [r, r])
+    assert kept == [a] and len(readings) == 1
+
+
+def test_touching_neighbours_that_read_alike_are_both_kept_for_the_duplicate_rule():
+    a = _tile(0)
+    a.corners = np.array([[0, 0], [10, 0], [10, 20], [0, 20]], np.float32)
+    b = _tile(1)
+    b.corners = a.corners + [10.5, 0]
+    r = _reading([0.9] * 3, [0.9] * 4)
+    from vision.correct import drop_duplicate_boxes
+
+    kept, _ = drop_duplicate_boxes([a, b], [r, r])
+    assert len(kept) == 2
