@@ -25,6 +25,8 @@ import numpy as np
 
 THUMB_WIDTH = 240
 NEAR_WHITE = 240.0
+GREY_FLOOR = 6.0
+"""Smallest difference, in grey levels, that counts (sensor noise in dark areas stays below it)."""
 
 
 @dataclass
@@ -51,11 +53,11 @@ class MotionGate:
         self.pixel_delta = pixel_delta
         self.move_share = move_share
         self.change_share = change_share
-        self._prev: tuple[np.ndarray, np.ndarray] | None = None
-        self._ref: tuple[np.ndarray, np.ndarray] | None = None
+        self._prev: tuple | None = None
+        self._ref: tuple | None = None
 
-    def thumbnail(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(brightness-normalised grey thumbnail, mask of near-white pixels)."""
+    def thumbnail(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+        """(brightness-normalised grey thumbnail, mask of near-white pixels, median grey level)."""
         h, w = frame.shape[:2]
         tw = self.thumb_width
         th = max(8, int(round(h * tw / w)))
@@ -63,11 +65,14 @@ class MotionGate:
         small = cv2.resize(grey, (tw, th), interpolation=cv2.INTER_AREA).astype(np.float32)
         small = cv2.GaussianBlur(small, (3, 3), 0)
         level = max(float(np.median(small)), 1.0)
-        return small / level, small >= NEAR_WHITE
+        return small / level, small >= NEAR_WHITE, level
 
-    def _share(self, a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> tuple[float, np.ndarray]:
+    def _share(self, a: tuple, b: tuple) -> tuple[float, np.ndarray]:
         """Share of pixels that differ between two thumbnails (near-white ones left out)."""
-        mask = (np.abs(a[0] - b[0]) > self.pixel_delta * np.maximum(np.maximum(a[0], b[0]), 0.5)) & ~(a[1] | b[1])
+        # relative to the brighter of the two, but never less than a few grey levels
+        floor = GREY_FLOOR / min(a[2], b[2])
+        limit = np.maximum(self.pixel_delta * np.maximum(a[0], b[0]), floor)
+        mask = (np.abs(a[0] - b[0]) > limit) & ~(a[1] | b[1])
         return float(mask.mean()), mask
 
     def update(self, frame: np.ndarray) -> MotionReading:

@@ -1,0 +1,82 @@
+"""The motion gate: what decides, for a few microseconds a frame, whether to run the recognizer."""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.synth.sequence import SequenceRenderer, plan_sequence, sequence_rng
+from vision.tracking.motion import MotionGate, _edge_entry
+
+
+@pytest.fixture(scope="module")
+def filmed():
+    plan = plan_sequence(sequence_rng(5, 0), (640, 360), 6, max_plays=5)
+    renderer = SequenceRenderer(plan)
+    return plan, [renderer.frame(i) for i in range(len(plan.frames))]
+
+
+def test_still_frames_with_sensor_noise_do_not_count_as_motion(filmed):
+    plan, frames = filmed
+    gate = MotionGate()
+    false_moves = still = 0
+    for f, img in zip(plan.frames, frames):
+        r = gate.update(img)
+        prev = plan.frames[f.index - 1] if f.index else None
+        if prev is not None and not f.moving and not prev.moving and f.tiles == prev.tiles and \
+                abs(f.light - prev.light) < 0.02:
+            still += 1
+            false_moves += r.moving
+    assert still > 20 and false_moves == 0
+
+
+def test_a_moving_hand_counts_as_motion(filmed):
+    plan, frames = filmed
+    gate = MotionGate()
+    seen = moving = 0
+    for f, img in zip(plan.frames, frames):
+        r = gate.update(img)
+        prev = plan.frames[f.index - 1] if f.index else None
+        if prev is not None and f.hand is not None and prev.hand is not None and \
+                f.hand.progress > 0.6 and abs(f.hand.progress - prev.hand.progress) > 0.1:
+            seen += 1
+            moving += r.moving
+    assert seen > 5 and moving >= 0.9 * seen
+
+
+def test_a_lamp_flicker_is_not_motion():
+    rng = np.random.default_rng(0)
+    img = np.clip(rng.normal(90, 25, (360, 640, 3)), 0, 255).astype(np.uint8)
+    cv2.rectangle(img, (300, 150), (340, 230), (235, 235, 235), -1)  # a white tile
+    gate = MotionGate()
+    gate.update(img)
+    for gain in (0.8, 1.1, 0.95):
+        assert not gate.update(cv2.convertScaleAbs(img, alpha=gain)).moving
+
+
+def test_a_new_tile_makes_the_picture_differ_from_the_settled_one(filmed):
+    plan, frames = filmed
+    first_play = next(e for e in plan.events if e.kind == "play")
+    before = first_play.frame - 4
+    while plan.frames[before].moving:
+        before -= 1
+    after = first_play.frame + 1
+    while plan.frames[after].moving:
+        after += 1
+    gate = MotionGate()
+    gate.update(frames[before])
+    gate.update(frames[before])
+    gate.set_reference()
+    gate.update(frames[after])
+    assert gate.update(frames[after]).changed
+    gate.set_reference()
+    assert not gate.update(frames[after]).changed
+
+
+def test_the_arm_s_way_into_the_picture_is_found_on_the_right_edge():
+    mask = np.zeros((90, 160), bool)
+    mask[30:50, 120:160] = True  # an arm coming in from the right
+    x, y = _edge_entry(mask)
+    assert x == 1.0 and 0.3 < y < 0.6
+    mask[:] = True  # the whole picture moves: a knocked camera, no arm to follow
+    assert _edge_entry(mask) is None

@@ -1,0 +1,89 @@
+"""The referee: the engine judging plays the camera saw, without seeing anyone's hand."""
+from __future__ import annotations
+
+import pytest
+
+from engine import GameConfig, HouseRules, Tile
+from vision.tracking.referee import Referee
+
+T = Tile.parse
+
+
+def _ref(players=3, arms=4, spinner="9-9", spinner_player=0):
+    return Referee(GameConfig(players, 9, HouseRules(spinner_arms=arms)), T(spinner), spinner_player)
+
+
+def _play(r, tile, on, touching=None):
+    v = r.judge(T(tile), T(on), touching)
+    assert v.legal, v.error
+    r.accept(T(tile), v, 0, 0.0)
+    return v
+
+
+def test_play_elsewhere_while_spinner_arms_are_open_is_refused_by_the_engine():
+    r = _ref()
+    _play(r, "9-4", "9-9")
+    v = r.judge(T("4-2"), T("9-4"), 4)
+    assert v.error.code == "spinner_arms_unfinished" and "spinner 9-9" in v.error.message
+
+
+def test_fifth_arm_on_a_full_four_arm_spinner_has_no_free_end():
+    r = _ref()
+    for tile in ("9-1", "9-2", "9-3", "9-4"):
+        _play(r, tile, "9-9")
+    v = r.judge(T("9-5"), T("9-9"), 9)
+    assert v.error.code == "no_such_open_end" and "no free end" in v.error.message
+
+
+def test_play_on_the_wrong_double_while_a_chickie_is_open_is_refused():
+    r = _ref()
+    for tile in ("9-1", "9-2", "9-3", "9-4"):
+        _play(r, tile, "9-9")
+    _play(r, "1-1", "9-1")  # a chickie: three toes before play goes elsewhere
+    v = r.judge(T("4-0"), T("9-4"), 4)
+    assert v.error.code == "chickie_unfinished" and "chickie on 1-1" in v.error.message
+    assert r.judge(T("1-0"), T("1-1"), 1).legal
+
+
+def test_a_tile_that_cannot_match_and_one_laid_the_wrong_way_round_both_break_matching():
+    r = _ref()
+    assert r.judge(T("5-4"), T("9-9"), 5).error.code == "ends_do_not_match"
+    v = r.judge(T("9-5"), T("9-9"), 5)  # has a 9, but its 5 end touches
+    assert v.error.code == "ends_do_not_match" and "the 9 end must touch" in v.error.message
+    assert r.judge(T("9-5"), T("9-9"), 9).legal
+
+
+def test_plays_follow_turn_order_and_passes_move_the_turn_on():
+    r = _ref(players=3, spinner_player=1)
+    assert r.turn == 2 and r.first_player == 2
+    assert _play(r, "9-4", "9-9").player == 2
+    assert r.note_pass() and r.turn == 1  # player 0 drew and passed
+    assert _play(r, "9-3", "9-9").player == 1
+    r.note_pass(player=0)  # players 2 and 0 passed
+    assert r.turn == 1
+    assert r.forget_pass() and r.turn == 0
+
+
+def test_take_back_returns_the_turn_to_the_player_who_took_it_back():
+    r = _ref()
+    _play(r, "9-4", "9-9")
+    _play(r, "9-3", "9-9")
+    assert r.turn == 0
+    back = r.take_back()
+    assert back.tile == T("9-3") and r.turn == 2 and len(r.plays) == 1
+
+
+def test_the_round_never_ends_early_for_want_of_a_hand_the_camera_cannot_see():
+    # double-6, two players, nearly every tile played: the rebuilt deal must still replay
+    r = Referee(GameConfig(2, 6, HouseRules(hand_size=5)), T("6-6"), 0)
+    chain = [("6-5", "6-6"), ("6-4", "6-6"), ("6-3", "6-6"), ("6-2", "6-6"), ("5-5", "6-5"), ("5-4", "5-5"),
+             ("5-3", "5-5"), ("5-2", "5-5"), ("4-4", "6-4"), ("4-3", "4-4"), ("4-2", "4-4"), ("4-1", "4-4")]
+    for tile, on in chain:
+        _play(r, tile, on)
+    assert not r.state.is_over()
+    assert r.judge(T("3-3"), T("6-3"), 3).legal
+
+
+def test_a_spinner_must_be_a_double():
+    with pytest.raises(ValueError):
+        Referee(GameConfig(2, 9, HouseRules()), T("9-8"), 0)
