@@ -64,6 +64,8 @@ class Observation:
     """A small move of the whole picture (a slightly knocked camera, below `CAMERA_SHIFT`)."""
     matched: int = 0
     seen: set[Tile] = field(default_factory=set)
+    seen_poses: dict[Tile, TilePose] = field(default_factory=dict)
+    """Where each known tile seen was read (corners in the board tile's order)."""
     conflicts: dict[Tile, tuple[Tile, TilePose]] = field(default_factory=dict)
     new: list[TilePose] = field(default_factory=list)
 
@@ -143,6 +145,7 @@ def register(obs: Observation, board: dict[Tile, BoardTile], set_max: int) -> No
 def associate(obs: Observation, board: dict[Tile, BoardTile], set_max: int) -> None:
     """Sort the frame's tiles into known tiles seen, known places read differently, and new tiles."""
     obs.seen = set()
+    obs.seen_poses = {}
     obs.conflicts = {}
     obs.new = []
     placed = [bt for bt in board.values()]
@@ -158,6 +161,8 @@ def associate(obs: Observation, board: dict[Tile, BoardTile], set_max: int) -> N
         known = poses.get(tile)
         if known is not None and np.hypot(*(known.centre - pose.centre)) < 0.5 * known.length:
             obs.seen.add(tile)
+            _, corners = _corner_pairs(known, pose)
+            obs.seen_poses[tile] = TilePose(corners, board[tile].pose.pips)
             continue
         if len(centres):
             d = np.hypot(*(centres - pose.centre).T)
@@ -171,3 +176,13 @@ def associate(obs: Observation, board: dict[Tile, BoardTile], set_max: int) -> N
             if d[k] < 0.3 * kp.length:
                 continue  # overlaps a known tile: a second reading of it
         obs.new.append(pose)
+
+
+def mean_pose(poses: list[TilePose]) -> TilePose:
+    """The average of several readings of one tile, corners put in the first reading's order."""
+    ref = poses[0]
+    stack = [ref.corners]
+    for p in poses[1:]:
+        _, corners = _corner_pairs(ref, p)
+        stack.append(corners)
+    return TilePose(np.mean(stack, axis=0), ref.pips)

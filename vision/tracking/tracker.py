@@ -37,7 +37,7 @@ import numpy as np
 from engine import GameConfig, ScoreSheet, Tile, hand_score, round_scores
 from engine.board import SLOT_STRIDE
 
-from .board import BoardTile, Observation, associate, identity, register
+from .board import BoardTile, Observation, associate, identity, mean_pose, register
 from .events import (BoardCleared, BoardDisturbed, CameraMoved, FrameRejected, Notice, RoundScored, RoundStarted,
                      StreamLost, StreamResumed, TileTakenBack, TilePlayed, TrackEvent)
 from .geometry import ATTACH_MAX, TilePose, contact_on_double, contact_on_tile, motion_size, pose_from_detection
@@ -295,9 +295,20 @@ class Tracker:
         clear = not self._unresolved(self.window[-self.remove_window:])
         if not self.settled and len(self.window) >= self.remove_window and (
                 clear or self._reads_since_change >= MAX_UNSETTLED_READS):
+            self._refresh_poses(self.window[-self.remove_window:])
             self.settled = True
             self.gate.set_reference()
         return events
+
+    def _refresh_poses(self, observations: list[Observation]) -> None:
+        """Where the tiles are now, averaged over the still readings: keeps the board in step
+        with a camera that crept, and replaces a first reading that was off."""
+        if any(o.motion is not None for o in observations):
+            return
+        for tile, bt in self.board.items():
+            poses = [o.seen_poses[tile] for o in observations if tile in o.seen_poses]
+            if len(poses) >= max(2, len(observations) - 1):
+                bt.pose = mean_pose(poses)
 
     @staticmethod
     def _clusters(observations: list[Observation]) -> list[list[tuple[int, TilePose]]]:
@@ -360,7 +371,7 @@ class Tracker:
             if tile is None or n < need or tile in taken:
                 continue
             k0 = min(k for k, p in cl if identity(p, self.config.set_max) == tile)
-            pose = [p for k, p in cl if identity(p, self.config.set_max) == tile][-1]
+            pose = mean_pose([p for k, p in cl if identity(p, self.config.set_max) == tile])
             known = self.board.get(tile)
             if known is not None:
                 # a tile already on the board, seen somewhere else: moved, or a misreading
