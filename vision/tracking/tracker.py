@@ -288,8 +288,14 @@ class Tracker:
             changed = True
         if changed:
             self._reassociate()
-            self.settled = False
             self._reads_since_change = 0
+            # the readings that showed the change now agree with the board: settle at once
+            # rather than read more frames of a picture that has stopped changing
+            recent = self.window[-self.window_size:]
+            self.settled = not self._unresolved(recent) and all(not o.new and not o.conflicts for o in recent)
+            if self.settled:
+                self._refresh_poses(recent)
+                self.gate.set_reference()
             return events
         self._reads_since_change += 1
         clear = not self._unresolved(self.window[-self.remove_window:])
