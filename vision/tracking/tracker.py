@@ -51,6 +51,8 @@ REMOVE_WINDOW = 4
 RECHECK_S = 3.0
 """Seconds between re-reads while nothing seems to change (catches slow changes)."""
 MAX_WINDOW = 8
+STILL_BEFORE_READ = 2
+"""Still frames in a row before the recognizer runs (after motion)."""
 MAX_UNSETTLED_READS = 10
 """Reads without a decision after which the tracker settles anyway (a tile it cannot make
 out must not keep the recognizer running on every frame)."""
@@ -142,6 +144,7 @@ class Tracker:
         self._lost = False
         self._misreads: set[tuple[Tile, Tile]] = set()
         self._reads_since_change = 0
+        self._still = STILL_BEFORE_READ
         self.seats = list(seats) if seats is not None else None
         """Direction (radians, image coordinates, from the middle of the picture) in which each
         player's arm comes into the picture, in seat order."""
@@ -168,10 +171,14 @@ class Tracker:
         reading: MotionReading = self.gate.update(frame)
         if reading.moving:
             self.window.clear()
+            self._still = 0
             if reading.entry is not None:
                 self._entries.append((index, reading.entry))
                 del self._entries[:-20]
             return events
+        self._still += 1
+        if self._still < STILL_BEFORE_READ:
+            return events  # a hand pausing mid-move looks still for one frame: wait for a second
         if reading.changed:
             self.settled = False
         elif self.settled and t - self.last_read_t < self.recheck_s:
