@@ -279,3 +279,52 @@ def test_seat_directions_turn_a_hand_from_a_later_seat_into_passes():
 
 def test_tiles_and_board_use_engine_tiles():
     assert Tile(6, 2) == Tile.parse("2-6")
+
+
+def test_an_illegal_play_seen_in_real_frames_is_saved_as_evidence(tmp_path):
+    from vision.synth.sequence import SequenceRenderer
+
+    plan = next(p for p in (_plan(20 + i, max_plays=3, illegal_chance=1.0) for i in range(10))
+                if any(e.planted for e in p.events))
+    renderer = SequenceRenderer(plan)
+    detector = OracleDetector(plan, 0, Noise.none())
+    tracker = make_tracker(plan, lambda img: detector(plan.frames[tracker.frames - 1]), None, str(tmp_path / "ev"))
+    events = [e for f in plan.frames for e in tracker.push(renderer.frame(f.index), f.t)]
+    flagged = [e for e in events if isinstance(e, TilePlayed) and not e.legal]
+    assert flagged and flagged[0].evidence
+    import cv2
+
+    img = cv2.imread(flagged[0].evidence)
+    assert img is not None and img.shape == (720, 1280, 3)
+
+
+def test_the_live_service_adapter_answers_each_frame_with_an_overlay_then_events():
+    from types import SimpleNamespace
+
+    from vision.imageio import LoadedImage
+    from vision.synth.sequence import SequenceRenderer
+    from vision.tracking.live import LiveTracker
+    from vision.types import Recognition
+
+    plan = _plan(30, max_plays=2)
+    renderer = SequenceRenderer(plan)
+    oracle = OracleDetector(plan, 0, Noise.none())
+    current = {}
+
+    class Rec:
+        def recognize_loaded(self, img, set_max=None):
+            return Recognition("f", img.width, img.height, oracle(plan.frames[current["i"]]), [], plan.set_max)
+
+    live = LiveTracker(SimpleNamespace(set_max=plan.set_max, rules=plan.rules, players=plan.players,
+                                       model_dir=None, round_double=plan.set_max - plan.round_index,
+                                       spinner_player=plan.spinner_player), recognizer=Rec())
+    kinds = []
+    for f in plan.frames:
+        current["i"] = f.index
+        img = renderer.frame(f.index)
+        out = live.feed(LoadedImage(img, 1.0, img.shape[1], img.shape[0], "cam"))
+        assert out[0]["type"] == "overlay" and out[0]["width"] == 1280
+        json.dumps(out)
+        kinds += [m["event"] for m in out[1:]]
+    live.close()
+    assert kinds.count("tile_played") == len(plan.plays()) and "round_started" in kinds

@@ -143,7 +143,9 @@ def run(args) -> int:
     recognizer = _load_recognizer(args.model) if args.model is not None else None
     tally = Tally()
     t0 = time.perf_counter()
+    sizes: set[tuple[int, int]] = set()
     for k, plan in enumerate(_plans(args)):
+        sizes.add(tuple(plan.size))
         if recognizer is not None:
             run = run_model(plan, recognizer, frames=_read_frames(plan))
         else:
@@ -156,7 +158,8 @@ def run(args) -> int:
     kind = "model" if recognizer is not None else ("oracle+pixels" if args.pixels else "oracle")
     summary = {"kind": kind, "noise": None if recognizer is not None else args.noise,
                "sets": sorted({p for p in args.sets}) if not args.folder else "from folder",
-               "size": list(args.size), "seed": args.seed, **summary,
+               "size": list(sorted(sizes)[0]) if len(sizes) == 1 else [list(x) for x in sorted(sizes)],
+               "seed": args.seed, **summary,
                "seconds": round(time.perf_counter() - t0, 1)}
     if args.json:
         out = dict(summary)
@@ -179,7 +182,9 @@ def _print(s: dict) -> None:
             "oracle+pixels": "detections derived from ground truth (noise: %s), real motion gate on rendered frames"
                              % s["noise"],
             "model": "the real recognizer and motion gate on rendered frames"}[s["kind"]]
-    print(f"tracker on {s['rounds']} rendered rounds (sets {s['sets']}, {s['size'][0]}x{s['size'][1]}): {what}")
+    size = s["size"]
+    size_text = f"{size[0]}x{size[1]}" if size and isinstance(size[0], int) else "mixed sizes"
+    print(f"tracker on {s['rounds']} rendered rounds (sets {s['sets']}, {size_text}): {what}")
     rows = [
         ("play precision", s["play_precision"], TARGETS["play_precision"]),
         ("play recall", s["play_recall"], TARGETS["play_recall"]),

@@ -227,9 +227,8 @@ def run(args) -> int:
             write_atomic(record_path, json.dumps(tracker.record(), indent=1))
 
     def score_round() -> None:
-        if not scores or (tracker.current is None and not tracker.rounds):
-            return
-        if tracker.current is None:
+        """Score the round in progress from the next `--scores` entry, if there is one."""
+        if not scores or tracker.current is None:
             return
         entry = scores.pop(0)
         try:
