@@ -328,3 +328,13 @@ def test_the_live_service_adapter_answers_each_frame_with_an_overlay_then_events
         kinds += [m["event"] for m in out[1:]]
     live.close()
     assert kinds.count("tile_played") == len(plan.plays()) and "round_started" in kinds
+
+
+def test_a_stream_that_changes_resolution_for_good_is_followed_at_the_new_size():
+    cfg = GameConfig(2, 6, HouseRules())
+    tracker = Tracker(cfg, detector=lambda f: [])
+    tracker.push(np.zeros((360, 640, 3), np.uint8), 0.0)
+    square = np.zeros((480, 480, 3), np.uint8)
+    rejected = [tracker.push(square, 0.1 * i) for i in range(40)]
+    assert isinstance(rejected[0][0], FrameRejected)
+    assert rejected[-1] == [] and tracker.state.size == (480, 480)

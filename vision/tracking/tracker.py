@@ -53,6 +53,8 @@ RECHECK_S = 3.0
 MAX_WINDOW = 8
 STILL_BEFORE_READ = 2
 """Still frames in a row before the recognizer runs (after motion)."""
+ADOPT_SIZE_AFTER = 30
+"""Frames of one new size in a row after which the tracker takes it as the stream's size."""
 MAX_UNSETTLED_READS = 10
 """Reads without a decision after which the tracker settles anyway (a tile it cannot make
 out must not keep the recognizer running on every frame)."""
@@ -145,6 +147,7 @@ class Tracker:
         self._misreads: set[tuple[Tile, Tile]] = set()
         self._reads_since_change = 0
         self._still = STILL_BEFORE_READ
+        self._size_misses = 0
         self.seats = list(seats) if seats is not None else None
         """Direction (radians, image coordinates, from the middle of the picture) in which each
         player's arm comes into the picture, in seat order."""
@@ -220,11 +223,20 @@ class Tracker:
             return frame, None
         W, H = self.size
         if (w, h) == (W, H):
+            self._size_misses = 0
             return frame, None
         if abs(w / h - W / H) < 0.01 * W / H:
             import cv2
 
             return cv2.resize(frame, (W, H), interpolation=cv2.INTER_AREA if w > W else cv2.INTER_LINEAR), None
+        self._size_misses += 1
+        if self._size_misses >= ADOPT_SIZE_AFTER:
+            # the source changed resolution for good: carry on at the new size (the board is
+            # re-registered from the tiles, as after a knocked camera)
+            self.size = (w, h)
+            self._size_misses = 0
+            self.window.clear()
+            return frame, None
         return frame, f"frame is {w}x{h} but this stream is {W}x{H}"
 
     def stream_lost(self, reason: str, t: float | None = None) -> list[TrackEvent]:
