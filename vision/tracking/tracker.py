@@ -174,6 +174,8 @@ class Tracker:
         reading: MotionReading = self.gate.update(frame)
         if reading.moving:
             self.window.clear()
+            if self._still:  # a new stretch of motion: hands seen before it are not this one's
+                self._entries.clear()
             self._still = 0
             if reading.entry is not None:
                 self._entries.append((index, reading.entry))
@@ -303,6 +305,12 @@ class Tracker:
             elif (old, tile) not in self._misreads:
                 self._misreads.add((old, tile))
         if found:
+            # the last play gone from every recent reading as the next tile arrives: it was taken
+            # back before (a hand or a flicker kept the take-back from being seen on its own)
+            for bt in list(self.board.values()):
+                if (bt.status == "illegal" or self._is_last_play(bt)) and \
+                        all(bt.tile not in o.seen and bt.tile not in o.conflicts for o in recent):
+                    events.extend(self._take_back(bt, recent[0]))
             events.extend(self._place(found))
             changed = True
         if changed:
