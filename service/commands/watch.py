@@ -149,11 +149,11 @@ class _Annotator:
             img = annotate_frame(frame, state, self.recent)
             if self.writer is None:
                 fourcc = cv2.VideoWriter_fourcc(*("mp4v" if self.target.suffix.lower() != ".avi" else "MJPG"))
-                h, w = img.shape[:2]
-                self.writer = cv2.VideoWriter(str(self.target), fourcc, self.fps, (w, h))
-            if img.shape[1::-1] == (int(self.writer.get(cv2.CAP_PROP_FRAME_WIDTH) or img.shape[1]),
-                                    int(self.writer.get(cv2.CAP_PROP_FRAME_HEIGHT) or img.shape[0])):
-                self.writer.write(img)
+                self.size = img.shape[1::-1]
+                self.writer = cv2.VideoWriter(str(self.target), fourcc, self.fps, self.size)
+            if img.shape[1::-1] != self.size:  # a frame of another size: fit it to the video
+                img = cv2.resize(img, self.size, interpolation=cv2.INTER_AREA)
+            self.writer.write(img)
         elif any(e.kind not in ("frame_rejected",) for e in events):
             img = annotate_frame(frame, state, self.recent)
             cv2.imwrite(str(self.target / f"frame_{index:06d}.jpg"), img)
