@@ -31,11 +31,12 @@ def test_real_hand_photos_read_at_least_as_well_as_the_committed_model(recognize
     assert summary["per_end"] >= FLOORS["photos_per_end"], summary
 
 
-def test_real_double12_tile_crops_read_at_least_as_well_as_the_committed_model(recognizer):
+def test_real_double6_single_tile_photos_read_at_least_as_well_as_the_committed_model(recognizer):
     from vision.evaluate import eval_single_tiles
 
-    res = eval_single_tiles(REAL / "crops" / "double12-tiles", recognizer)
-    assert res["per_end"] >= FLOORS["d12_crops_per_end"], res
+    res = eval_single_tiles(REAL / "crops" / "double6-tiles", recognizer, per_class=3)
+    assert res["per_end"] >= FLOORS["d6_tiles_per_end"], res
 
 
-FLOORS = {"photos_recall": 0.0, "photos_per_end": 0.0, "d12_crops_per_end": 0.0}
+# measured with the committed models: photos recall 0.91, per-end 0.84; double-6 tiles (3 per tile) per-end 0.77
+FLOORS = {"photos_recall": 0.85, "photos_per_end": 0.78, "d6_tiles_per_end": 0.7}

@@ -88,11 +88,23 @@ class TileDetector:
         return self._merge(boxes)
 
     def _merge(self, boxes: list[RawBox]) -> list[RawBox]:
+        # A domino is about twice as long as wide, and a steep camera angle shortens it by at
+        # most ~35 %; a squarish box is the halves of two neighbours boxed together.
+        boxes = [b for b in boxes if _aspect(b.corners) >= MIN_ASPECT]
         if not boxes:
             return []
         polys = [b.corners for b in boxes]
         keep = nms_rotated(polys, np.array([b.score for b in boxes]), self.iou)
         return [boxes[i] for i in keep]
+
+
+MIN_ASPECT = 1.3
+
+
+def _aspect(c: np.ndarray) -> float:
+    length = (np.linalg.norm(c[0] - c[3]) + np.linalg.norm(c[1] - c[2])) / 2
+    width = (np.linalg.norm(c[0] - c[1]) + np.linalg.norm(c[2] - c[3])) / 2
+    return float(length / max(width, 1e-6))
 
 
 def _starts(length: int, side: int) -> list[int]:

@@ -23,7 +23,7 @@ def models_dir() -> Path:
 
 
 class Recognizer:
-    def __init__(self, model_dir: str | Path | None = None, detector_conf: float = 0.4, pip_conf: float = 0.5,
+    def __init__(self, model_dir: str | Path | None = None, detector_conf: float = 0.5, pip_conf: float = 0.5,
                  threads: int | None = None):
         d = Path(model_dir) if model_dir else models_dir()
         if d.is_file():  # --model may name the detector file itself
