@@ -534,29 +534,20 @@ def _record_tile(tiles: list[SeqTile], node: Any, parent_id: int | None, engine_
 def _lay(py: random.Random, state: RoundState, table: Any, options: list, tiles: list[SeqTile],
          node_of: dict[int, int]) -> tuple[SeqTile, SeqEvent, RoundState] | None:
     """Make one legal play that has room on the table; None when none has."""
-    from .table import _new_node, find_room, toes_have_room
+    from .table import fit_play
 
     options = list(options)
     py.shuffle(options)
     for play in options:
         end = state.board.open_ends[play.end]
-        parent = table.nodes[end.node]
-        pose = find_room(table, parent, end.slot, play.tile.is_double, py)
-        if pose is None:
+        node = fit_play(table, state, play, py)
+        if node is None:
             continue
-        node = _new_node(len(table.nodes), play.tile, end.value, pose, parent, end.slot,
-                         "chickie" if play.tile.is_double else "tile", py)
-        if node.is_double:
-            spots = ["straight", "diag+", "diag-"]
-            py.shuffle(spots)
-            node.spots = spots
-            if not toes_have_room(table, node, py):
-                continue
         before = state.clone()
         player = state.turn
         placed = state.play(play)
         assert placed.index == node.index
-        parent.children.append(node.index)
+        table.nodes[end.node].children.append(node.index)
         table.add(node)
         rec = _record_tile(tiles, node, node_of[end.node], placed.index)
         node_of[placed.index] = rec.id

@@ -285,6 +285,25 @@ def _siblings(table: Table, parent: Node) -> set[int]:
     return set(parent.children) if parent.is_double else set()
 
 
+def fit_play(table, state, play, rng):
+    """The table node `play` would become, or None when it has no room there (a double also
+    needs room for its three toes). Shared by table scenes and game sequences."""
+    end = state.board.open_ends[play.end]
+    parent = table.nodes[end.node]
+    pose = find_room(table, parent, end.slot, play.tile.is_double, rng)
+    if pose is None:
+        return None
+    node = _new_node(len(table.nodes), play.tile, end.value, pose, parent, end.slot,
+                     "chickie" if play.tile.is_double else "tile", rng)
+    if node.is_double:
+        spots = ["straight", "diag+", "diag-"]
+        rng.shuffle(spots)
+        node.spots = spots
+        if not toes_have_room(table, node, rng):
+            return None
+    return node
+
+
 def find_room(table: Table, parent: Node, slot: int | None, child_double: bool, rng: random.Random,
               spot: str | None = None, relaxed: bool = False) -> Pose | None:
     near = _siblings(table, parent)
@@ -379,22 +398,12 @@ def play_table_round(rng: random.Random, set_max: int, rules: HouseRules, player
             rng.shuffle(options)
             done = False
             for play in options:
-                end = state.board.open_ends[play.end]
-                parent = table.nodes[end.node]
-                pose = find_room(table, parent, end.slot, play.tile.is_double, rng)
-                if pose is None:
+                node = fit_play(table, state, play, rng)
+                if node is None:
                     continue
-                node = _new_node(len(table.nodes), play.tile, end.value, pose, parent, end.slot,
-                                 "chickie" if play.tile.is_double else "tile", rng)
-                if node.is_double:
-                    spots = ["straight", "diag+", "diag-"]
-                    rng.shuffle(spots)
-                    node.spots = spots
-                    if not toes_have_room(table, node, rng):
-                        continue
                 placed = state.play(play)
                 assert placed.index == node.index and placed.facing == node.facing
-                parent.children.append(node.index)
+                table.nodes[node.parent].children.append(node.index)
                 table.add(node)
                 plays += 1
                 done = True
