@@ -26,6 +26,7 @@ COMMAND_MODULES = [
     "train",
     "eval",
     "eval_layout",
+    "eval_tracking",
     "bench",
 ]
 
