@@ -116,12 +116,15 @@ def _three():
 
 
 class _Still:
-    """A gate for hand-made detection sequences: nothing ever moves."""
+    """A gate for hand-made detection sequences: still, except for one moving frame (a hand)
+    at the start of each scene `_feed` is given."""
+
+    moving = False
 
     def update(self, frame):
         from vision.tracking.motion import MotionReading
 
-        return MotionReading(False, True, 0.0, 1.0)
+        return MotionReading(self.moving, True, float(self.moving), 1.0)
 
     def set_reference(self):
         pass
@@ -131,7 +134,8 @@ def _feed(tracker, scenes, repeat=5):
     out = []
     t = 0.0
     for dets in scenes:
-        for _ in range(repeat):
+        for k in range(repeat + 1):
+            tracker.gate.moving = k == 0 and isinstance(tracker.gate, _Still)
             tracker.detector = lambda _f, d=dets: list(d)
             out.extend(tracker.push(object(), t))
             t += 0.1

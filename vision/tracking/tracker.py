@@ -148,6 +148,7 @@ class Tracker:
         self._reads_since_change = 0
         self._still = STILL_BEFORE_READ
         self._size_misses = 0
+        self._last_motion = -1
         self.seats = list(seats) if seats is not None else None
         """Direction (radians, image coordinates, from the middle of the picture) in which each
         player's arm comes into the picture, in seat order."""
@@ -173,6 +174,7 @@ class Tracker:
                 return events
         reading: MotionReading = self.gate.update(frame)
         if reading.moving:
+            self._last_motion = index
             self.window.clear()
             if self._still:  # a new stretch of motion: hands seen before it are not this one's
                 self._entries.clear()
@@ -279,7 +281,7 @@ class Tracker:
         # tiles gone
         if len(self.window) >= self.remove_window:
             span = self.window[-self.remove_window:]
-            gone = [bt for bt in self.board.values() if not bt.missing
+            gone = [bt for bt in self.board.values() if not bt.missing and self._moved_since(bt.frame)
                     and all(bt.tile not in o.seen and bt.tile not in o.conflicts for o in span)]
             if gone:
                 events.extend(self._tiles_gone(gone, span[0]))
@@ -432,6 +434,11 @@ class Tracker:
         last = recent[-1]
         return [CameraMoved(recent[0].frame, recent[0].t, round(shift, 1), round(turn, 2), last.matched)]
 
+    def _moved_since(self, frame: int) -> bool:
+        """Whether anything moved after `frame`: a tile is never taken away without a hand,
+        so one that merely stops being read is the reader's failure, not a change."""
+        return self._last_motion > frame
+
     def _is_last_play(self, bt: BoardTile) -> bool:
         if self.current is None:
             return False
@@ -510,7 +517,9 @@ class Tracker:
                          and self.current.referee.judge(tile, c[1].tile, pose.pips[c[2].touching]).legal]
                 if legal:
                     cands = legal[:1]
-                elif not self._near_layout(pose):
+                else:
+                    # touching nothing a tile could be laid against: set down beside the layout
+                    # (or a reading of something that is not a tile), not a play to judge
                     self.board[tile] = BoardTile(tile, pose, "loose", None, None, None, obs.frame)
                     loose.append(str(tile))
                     continue
