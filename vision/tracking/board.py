@@ -175,7 +175,7 @@ def associate(obs: Observation, board: dict[Tile, BoardTile], set_max: int) -> N
                 continue
             if d[k] < 0.3 * kp.length:
                 continue  # overlaps a known tile: a second reading of it
-            if any(overlaps(pose, poses[bt.tile], 0.7) for bt in placed
+            if any(overlaps(pose, poses[bt.tile], 0.5) for bt in placed
                    if np.hypot(*(poses[bt.tile].centre - pose.centre)) < kp.length * 1.5):
                 continue  # a box straddling tiles already down: no tile lies on top of another
         obs.new.append(pose)

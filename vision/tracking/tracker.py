@@ -149,6 +149,7 @@ class Tracker:
         self._still = STILL_BEFORE_READ
         self._size_misses = 0
         self._last_motion = -1
+        self._alternatives: dict[Tile, list[tuple[Tile, TilePose]]] = {}
         self.seats = list(seats) if seats is not None else None
         """Direction (radians, image coordinates, from the middle of the picture) in which each
         player's arm comes into the picture, in seat order."""
@@ -380,12 +381,16 @@ class Tracker:
         out: dict[Tile, tuple[Tile, TilePose, Observation]] = {}
         keys = set().union(*(o.conflicts.keys() for o in recent))
         for old in keys:
+            # a tile flagged illegal was judged from its readings alone: a clear majority of
+            # readings saying otherwise is enough to read it again
+            bt = self.board.get(old)
+            enough = need - 1 if bt is not None and bt.status == "illegal" else need
             reads = [(o, o.conflicts[old]) for o in recent if old in o.conflicts and old not in o.seen]
-            if len(reads) < need:
+            if len(reads) < enough:
                 continue
             votes = Counter(tile for _, (tile, _) in reads)
             tile, n = votes.most_common(1)[0]
-            if n < need or tile in self.board:
+            if n < enough or tile in self.board:
                 continue
             first = next(o for o, (t, _) in reads if t == tile)
             pose = next(p for _, (t, p) in reversed(reads) if t == tile)
@@ -393,20 +398,34 @@ class Tracker:
         return out
 
     def _new_tiles(self, recent: list[Observation]) -> list[tuple[Tile, TilePose, Observation]]:
-        """Tiles not on the board seen in all but one of the recent observations, at one place."""
+        """Tiles not on the board seen in all but one of the recent observations, at one place.
+
+        Their values are voted over every still reading since the last motion; when the
+        readings disagree (a pip misread), the tracker reads more frames rather than decide,
+        and if they stay split, the engine's verdict breaks the tie (see `_judge`)."""
         need = max(2, self.window_size - 1)
-        clusters = self._clusters(recent)
+        window = self.window
+        offset = len(window) - len(recent)
         out = []
         taken: set[Tile] = set()
-        for cl in clusters:
-            if len({k for k, _ in cl}) < need:
+        for cl in self._clusters(window):
+            if len({k for k, _ in cl if k >= offset}) < need:
                 continue
             votes = Counter(identity(p, self.config.set_max) for _, p in cl)
-            tile, n = votes.most_common(1)[0]
-            if tile is None or n < need or tile in taken:
+            ranked = [(t, n) for t, n in votes.most_common() if t is not None]
+            if not ranked:
                 continue
+            tile, n = ranked[0]
+            second = ranked[1][1] if len(ranked) > 1 else 0
+            if n < need or tile in taken:
+                continue
+            if second and n < second + 2 and len(window) < MAX_WINDOW:
+                continue  # the readings disagree: read a few more frames first
             k0 = min(k for k, p in cl if identity(p, self.config.set_max) == tile)
             pose = mean_pose([p for k, p in cl if identity(p, self.config.set_max) == tile])
+            self._alternatives[tile] = [
+                (alt, mean_pose([p for _, p in cl if identity(p, self.config.set_max) == alt]))
+                for alt, c in ranked[1:] if c >= 2 and c >= n - 1 and alt not in self.board]
             known = self.board.get(tile)
             if known is not None:
                 # a tile already on the board, seen somewhere else: moved, or a misreading
@@ -415,10 +434,10 @@ class Tracker:
                     known.missing = False
                     taken.add(tile)
                     # reported below as a move (not a play)
-                    out.append((tile, pose, recent[k0]))
+                    out.append((tile, pose, window[k0]))
                 continue
             taken.add(tile)
-            out.append((tile, pose, recent[k0]))
+            out.append((tile, pose, window[k0]))
         return out
 
     # --- changes ----------------------------------------------------------------------
@@ -517,6 +536,8 @@ class Tracker:
                          and self.current.referee.judge(tile, c[1].tile, pose.pips[c[2].touching]).legal]
                 if legal:
                     cands = legal[:1]
+                elif self._undecided_near(pose):
+                    continue  # the tile it lies against may still be being read: wait for it
                 else:
                     # touching nothing a tile could be laid against: set down beside the layout
                     # (or a reading of something that is not a tile), not a play to judge
@@ -524,8 +545,15 @@ class Tracker:
                     loose.append(str(tile))
                     continue
             events.append(self._judge(tile, pose, obs, cands, hand=len(fresh) == 1))
+        # a tile set down apart earlier may now touch a tile laid since (a chickie read after
+        # its toe): it was a play all along
+        o = found[0][2]
+        for bt in [b for b in self.board.values() if b.status == "loose" and str(b.tile) not in loose]:
+            cands = self._candidates(bt.pose)
+            if cands:
+                del self.board[bt.tile]
+                events.append(self._judge(bt.tile, bt.pose, o, cands, hand=False))
         if loose:
-            o = fresh[0][2]
             events.append(BoardDisturbed(o.frame, o.t, loose=loose))
         return events
 
@@ -562,6 +590,16 @@ class Tracker:
                 break
         assert best is not None
         return best[2]
+
+    def _undecided_near(self, pose: TilePose) -> bool:
+        """Whether a new reading near `pose` (another place) is still waiting for its values."""
+        for cl in self._clusters(self.window):
+            ref = cl[-1][1]
+            d = float(np.hypot(*(ref.centre - pose.centre)))
+            if 0.4 * ref.length < d < 2.5 * ref.length and len({k for k, _ in cl}) >= 2 and \
+                    identity(ref, self.config.set_max) not in self.board:
+                return True
+        return False
 
     def _near_layout(self, pose: TilePose) -> bool:
         for bt in self.board.values():
@@ -689,6 +727,19 @@ class Tracker:
         if not verdicts:
             verdicts.append((referee.judge(tile, None), None, None))
         legal = [v for v in verdicts if v[0].legal]
+        if not legal:
+            # readings that stayed split between two values: the legal reading wins the tie
+            for alt, alt_pose in self._alternatives.pop(tile, []):
+                if alt in self.board:
+                    continue
+                for score, bt, contact in self._candidates(alt_pose)[:2]:
+                    v = referee.judge(alt, bt.tile, alt_pose.pips[contact.touching])
+                    if v.legal:
+                        tile, pose = alt, alt_pose
+                        legal = [(v, bt, contact.touching)]
+                        break
+                if legal:
+                    break
         verdict, parent, touching = legal[0] if legal else verdicts[0]
         on = parent.tile if parent is not None else None
         if verdict.legal:
