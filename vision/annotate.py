@@ -18,15 +18,19 @@ def _label(img: np.ndarray, text: str, org: tuple[int, int], scale: float, colou
     cv2.putText(img, text, (x, y), cv2.FONT_HERSHEY_SIMPLEX, scale, colour, thick, cv2.LINE_AA)
 
 
+def fit_for_drawing(bgr: np.ndarray, to_pixels: float, max_side: int) -> tuple[np.ndarray, float]:
+    """A copy of `bgr` no larger than `max_side`, and the factor from original-image
+    coordinates to its pixels."""
+    h, w = bgr.shape[:2]
+    if max(h, w) <= max_side:
+        return bgr.copy(), to_pixels
+    s = max_side / max(h, w)
+    return cv2.resize(bgr, (int(w * s), int(h * s)), interpolation=cv2.INTER_AREA), to_pixels * s
+
+
 def annotate_recognition(img: LoadedImage, rec: Recognition, max_side: int = 1600) -> np.ndarray:
     """A copy of the photo (at most `max_side` px) with outlines, values and the total."""
-    out = img.bgr.copy()
-    f = 1.0 / img.scale
-    h, w = out.shape[:2]
-    if max(h, w) > max_side:
-        s = max_side / max(h, w)
-        out = cv2.resize(out, (int(w * s), int(h * s)), interpolation=cv2.INTER_AREA)
-        f *= s
+    out, f = fit_for_drawing(img.bgr, 1.0 / img.scale, max_side)
     scale = max(0.5, max(out.shape[:2]) / 1400)
     for t in rec.face_down:
         cv2.polylines(out, [(t.corners * f).astype(np.int32)], True, GREY, 2, cv2.LINE_AA)

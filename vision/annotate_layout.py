@@ -14,6 +14,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from .annotate import fit_for_drawing
 from .imageio import LoadedImage
 
 GREEN, GREY, ORANGE, RED = (60, 200, 60), (150, 150, 150), (0, 140, 255), (40, 40, 230)
@@ -55,13 +56,7 @@ def draw_audit(bgr: np.ndarray, audit: dict[str, Any], to_pixels: float = 1.0, m
     """A copy of `bgr` with `audit` (the `chickenfoot audit --json` object) drawn on it.
 
     `to_pixels` turns the audit's original-image coordinates into `bgr` pixels."""
-    out = bgr.copy()
-    f = to_pixels
-    h, w = out.shape[:2]
-    if max(h, w) > max_side:
-        s = max_side / max(h, w)
-        out = cv2.resize(out, (int(w * s), int(h * s)), interpolation=cv2.INTER_AREA)
-        f *= s
+    out, f = fit_for_drawing(bgr, to_pixels, max_side)
     scale = max(0.4, max(out.shape[:2]) / 2000)
     thick = max(1, int(round(scale * 3)))
     tiles = {t["id"]: t for t in audit.get("tiles", [])}
