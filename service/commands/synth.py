@@ -7,7 +7,9 @@ import json
 from ..cli import UserError
 
 
-def _size(text: str) -> tuple[int, int]:
+def _size(text: str) -> tuple[int, int] | None:
+    if text.lower() == "random":
+        return None  # a phone or webcam aspect drawn per scene, as the training sets use
     try:
         w, h = (int(v) for v in text.lower().split("x"))
     except ValueError:
@@ -25,7 +27,7 @@ def register(sub) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--set", type=int, choices=[6, 9, 12, 15, 18], default=None, dest="set_max",
                    help="set size (default: a mix of all)")
-    p.add_argument("--size", type=_size, default=(1280, 960), help="image size WxH (default 1280x960)")
+    p.add_argument("--size", type=_size, default=(1280, 960), help="image size WxH, or 'random' for a mix of phone and webcam sizes (default 1280x960)")
     p.add_argument("--workers", type=int, default=None, help="processes (default: all cores, at most 2)")
     p.add_argument("--no-crops", action="store_true", help="skip the pip-reader crops")
     p.add_argument("--contact-sheet", metavar="PNG", help="also write a contact sheet of the first scenes")

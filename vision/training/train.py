@@ -100,6 +100,18 @@ def subset_yaml(pips_root: Path, train_n: int, val_n: int, seed: int = 0) -> Pat
     return y
 
 
+def combined_detect_yaml(roots: list[Path], dest: Path) -> Path:
+    """One detector data.yaml over several rendered sets (hands, blocks, tables): Ultralytics
+    takes lists of image folders, so nothing is copied."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for split in ("train", "val"):
+        dirs = [str((r / "detect" / "images" / split).resolve()) for r in roots]
+        lines.append(f"{split}:\n" + "".join(f"  - {d}\n" for d in dirs))
+    dest.write_text("".join(lines) + "names:\n  0: tile\n  1: back\n")
+    return dest
+
+
 @dataclass
 class Recipe:
     """How the committed models were made; `chickenfoot train` defaults reproduce it."""
