@@ -10,7 +10,7 @@ from vision.synth.dataset import SynthJob, _detect_label_lines, generate
 from vision.synth.pips import MAX_PIPS, pip_layout
 from vision.synth.scene import render_hand
 
-SEEDS = range(6)
+SEEDS = list(range(12))
 
 
 @pytest.fixture(scope="module")
