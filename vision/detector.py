@@ -2,8 +2,13 @@
 
 A whole photo is letterboxed to the model's size first. When the tiles found are small
 at that scale (a full table seen from afar, a hand in a corner of a 12 MP photo), a
-second pass runs on overlapping windows at higher resolution and the two are merged,
-so small tiles are still found without running every photo in windows.
+second pass runs at higher resolution and the two are merged, so small tiles are still
+found without paying for the high resolution on every photo.
+
+With a model exported with dynamic shapes, each pass runs on the whole image at its own
+aspect (a 16:9 webcam frame is 320x192, not 320x320 of which 40 % is grey), and the
+second pass is one larger rectangle; a fixed-shape model falls back to overlapping
+square windows.
 """
 from __future__ import annotations
 
@@ -31,13 +36,22 @@ class TileDetector:
         self.session = make_session(path, threads)
         inp = self.session.get_inputs()[0]
         self.input_name = inp.name
-        self.size = input_size(self.session)  # (w, h)
+        self.size = input_size(self.session)  # (w, h) it was trained at
+        self.dynamic = not all(isinstance(d, int) for d in inp.shape[2:])
         self.conf = conf
         self.iou = iou
-        self.small_tile_px = small_tile_px  # a tile shorter than this at model scale triggers windows
+        self.small_tile_px = small_tile_px  # a tile shorter than this at model scale triggers a second pass
 
-    def _run(self, img: np.ndarray) -> list[RawBox]:
-        lb_img, lb = letterbox(img, self.size)
+    def _input_size(self, img: np.ndarray, long_side: int) -> tuple[int, int]:
+        """The image's own aspect, both sides a multiple of the model's stride (32)."""
+        if not self.dynamic:
+            return self.size
+        h, w = img.shape[:2]
+        s = long_side / max(h, w)
+        return max(32, int(np.ceil(w * s / 32)) * 32), max(32, int(np.ceil(h * s / 32)) * 32)
+
+    def _run(self, img: np.ndarray, long_side: int | None = None) -> list[RawBox]:
+        lb_img, lb = letterbox(img, self._input_size(img, long_side or max(self.size)))
         out = self.session.run(None, {self.input_name: to_blob([lb_img])})[0][0]  # (4+nc+1, N)
         nc = out.shape[0] - 5
         scores_all = out[4:4 + nc]
@@ -77,14 +91,23 @@ class TileDetector:
                         out.append(RawBox(c, b.score, b.cls))
         return out
 
+    def _zoomed(self, img: np.ndarray, tile_len: float) -> list[RawBox]:
+        """The whole image again, larger, so the median tile is ~2.5x the small-tile threshold
+        (at most 3x the first pass and MAX_LONG_SIDE pixels: a bigger pass costs more than it finds)."""
+        zoom = float(np.clip(2.5 * self.small_tile_px / max(tile_len, 1.0), 1.5, 3.0))
+        long_side = int(min(max(self.size) * zoom, MAX_LONG_SIDE, max(img.shape[:2])))
+        return self._run(img, long_side)
+
     def detect(self, img: np.ndarray) -> list[RawBox]:
         boxes = self._run(img)
         h, w = img.shape[:2]
-        model_scale = min(self.size[0] / w, self.size[1] / h)
+        iw, ih = self._input_size(img, max(self.size))
+        model_scale = min(iw / w, ih / h)
         lengths = [max(np.linalg.norm(b.corners[0] - b.corners[3]), 1.0) * model_scale for b in boxes]
         small = (not boxes) or np.median(lengths) < self.small_tile_px
-        if small and max(h, w) * model_scale < max(h, w):  # only when the image was shrunk
-            boxes = boxes + self._windows(img, float(np.median(lengths)) if lengths else 20.0)
+        if small and model_scale < 1 / 1.4:  # only when the image was shrunk enough for a zoom to help
+            median = float(np.median(lengths)) if lengths else 20.0
+            boxes = boxes + (self._zoomed(img, median) if self.dynamic else self._windows(img, median))
         return self._merge(boxes)
 
     def _merge(self, boxes: list[RawBox]) -> list[RawBox]:
@@ -99,6 +122,7 @@ class TileDetector:
 
 
 MIN_ASPECT = 1.3
+MAX_LONG_SIDE = 960
 
 
 def _aspect(c: np.ndarray) -> float:

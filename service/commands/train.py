@@ -18,6 +18,8 @@ def register(sub) -> None:
     p.add_argument("--finetune-hours", type=float, default=None, help="pip fine-tune budget (default 0.6)")
     p.add_argument("--imgsz", type=int, default=None, help="detector input size (default 320)")
     p.add_argument("--no-finetune", action="store_true", help="skip the second-renderer pip fine-tune")
+    p.add_argument("--stage2-hours", type=float, default=None,
+                   help="detector second stage on block and table scenes (default 1.7; 0 skips it)")
     p.add_argument("--sequential", action="store_true", help="on a CPU, train one model after the other")
     p.add_argument("--out", default="models", help="where the ONNX models are written")
     p.set_defaults(func=run)
@@ -49,6 +51,18 @@ def run(args) -> int:
         if not (ft_root / "pips" / "data.yaml").exists():
             job = SynthJob(str(ft_root), "hand", args.seed + 1, None, None, detect=False, scenes=False)
             print(json.dumps(generate(job, args.scenes)))
-    result = train_all(root, Path(args.out), recipe, ft_root, parallel=not args.sequential)
+    stage2 = []
+    if args.stage2_hours is not None and args.stage2_hours < 0:
+        raise UserError("--stage2-hours must be 0 (skip) or positive")
+    if args.stage2_hours != 0:
+        if args.stage2_hours is not None:
+            recipe.det_stage2_hours = args.stage2_hours
+        for kind, count, seed in (("hand", recipe.stage2_hand_scenes, args.seed + 2),
+                                  ("table", recipe.stage2_table_scenes, args.seed + 3)):
+            r = root.with_name(f"{root.name}_stage2_{kind}")
+            if not (r / "detect" / "data.yaml").exists():
+                print(json.dumps(generate(SynthJob(str(r), kind, seed, None, None, pips=False), count)))
+            stage2.append(r)
+    result = train_all(root, Path(args.out), recipe, ft_root, parallel=not args.sequential, stage2_roots=stage2)
     print(json.dumps(result, indent=2))
     return 0

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .offline import import_ultralytics
+from .quantize import quantize_int8
 
 REPO = Path(__file__).resolve().parents[2]
 MODELS_DIR = REPO / "models"
@@ -62,6 +63,7 @@ def train_one(plan: TrainPlan, project: Path, workers: int = 2, threads: int | N
         torch.set_num_threads(threads)
     gpu = has_gpu()
     model = YOLO(str(init_weights) if init_weights else plan.model_cfg)
+    project = Path(project).resolve()  # a relative project lands under runs/<task>/ in Ultralytics 8.4
     model.train(data=plan.data_yaml, imgsz=plan.imgsz, epochs=plan.epochs, batch=plan.batch,
                 device=0 if gpu else "cpu", workers=workers, project=str(project), name=plan.name,
                 exist_ok=True, plots=False, amp=gpu, verbose=False, patience=100, cache=False,
@@ -123,10 +125,15 @@ class Recipe:
     pip_finetune_hours: float = 0.55
     pip_finetune_crops: int = 6800
     pip_finetune_lr0: float = 0.002
+    det_stage2_hours: float = 1.7
+    det_stage2_lr0: float = 0.005
+    stage2_hand_scenes: int = 1000  # with the "block" arrangement (renderer as of 98475a9)
+    stage2_table_scenes: int = 500
 
 
 def train_all(data_root: Path, out_dir: Path = MODELS_DIR, recipe: Recipe | None = None,
-              finetune_root: Path | None = None, runs: Path | None = None, parallel: bool = False) -> dict:
+              finetune_root: Path | None = None, runs: Path | None = None, parallel: bool = False,
+              stage2_roots: list[Path] | None = None) -> dict:
     """Detector and pip reader from scratch on `data_root`; then, if `finetune_root` holds crops
     from a newer renderer, the pip reader is fine-tuned on them. On a 2-core CPU the recipe runs the
     two trainings side by side (one thread each) when `parallel`, as the committed run did."""
@@ -163,7 +170,17 @@ def train_all(data_root: Path, out_dir: Path = MODELS_DIR, recipe: Recipe | None
         ft.augment.update(lr0=recipe.pip_finetune_lr0, warmup_epochs=0.3)  # small steps: keep what was learnt
         pips = train_one(ft, runs, init_weights=pips)
     t2 = time.perf_counter()
-    det_onnx = export_onnx(det, recipe.det_imgsz, out_dir / "tile_detector.onnx")
-    pip_onnx = export_onnx(pips, 160, out_dir / "pip_detector.onnx", dynamic=True)
+    if stage2_roots:
+        # second detector stage: the first stage's weights, more scenes (blocks of touching tiles, tables)
+        st2 = detector_plan(str(combined_detect_yaml([data_root, *stage2_roots], runs / "detector_stage2.yaml")),
+                            200, recipe.det_imgsz, gpu)
+        st2.hours, st2.name = recipe.det_stage2_hours, "detector_stage2"
+        st2.augment.update(lr0=recipe.det_stage2_lr0, warmup_epochs=0.5, close_mosaic=2)
+        det = train_one(st2, runs, threads=None if gpu else os.cpu_count(), init_weights=det)
+    t3 = time.perf_counter()
+    det_onnx = export_onnx(det, recipe.det_imgsz, out_dir / "tile_detector.onnx", dynamic=True)
+    pip_float = export_onnx(pips, 160, runs / "pip_detector_float.onnx", dynamic=True)
+    calib = sorted((finetune_root or data_root).glob("pips/images/val/*.jpg"))
+    pip_onnx = quantize_int8(pip_float, out_dir / "pip_detector.onnx", calib, (160, 160))
     return {"detector": str(det_onnx), "pips": str(pip_onnx), "train_seconds": round(t1 - t0),
-            "finetune_seconds": round(t2 - t1), "gpu": gpu, "recipe": recipe.__dict__, "cpu_count": os.cpu_count()}
+            "finetune_seconds": round(t2 - t1), "stage2_seconds": round(t3 - t2), "gpu": gpu, "recipe": recipe.__dict__, "cpu_count": os.cpu_count()}
