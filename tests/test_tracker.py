@@ -342,3 +342,84 @@ def test_a_stream_that_changes_resolution_for_good_is_followed_at_the_new_size()
     rejected = [tracker.push(square, 0.1 * i) for i in range(40)]
     assert isinstance(rejected[0][0], FrameRejected)
     assert rejected[-1] == [] and tracker.state.size == (480, 480)
+
+
+class _Counting:
+    """A detector that counts its runs (the recognizer's cost)."""
+
+    def __init__(self, inner) -> None:
+        self.inner = inner
+        self.runs = 0
+
+    def __call__(self, frame):
+        self.runs += 1
+        return self.inner(frame)
+
+
+def test_still_frames_no_different_from_the_last_one_read_reuse_its_reading():
+    """On rendered frames with the real motion gate, a still picture is read once, not on
+    every frame of the decision window, and the plays come out the same."""
+    from vision.synth.sequence import SequenceRenderer
+
+    plan = _plan(24, max_plays=4)
+    renderer = SequenceRenderer(plan)
+    oracle = OracleDetector(plan, 0, Noise.none())
+    detector = _Counting(lambda img: oracle(plan.frames[tracker.frames - 1]))
+    tracker = make_tracker(plan, detector, None)
+    events = [e for f in plan.frames for e in tracker.push(renderer.frame(f.index), f.t)]
+    plays = [e for e in events if isinstance(e, TilePlayed)]
+    assert [p.tile for p in plays] == [e.tile for e in plan.plays()]
+    state = tracker.state
+    assert detector.runs == state.frames_read and state.frames_reused > state.frames_read
+    assert state.frames_read < 3 * (len(plan.plays()) + 4)
+
+
+class _SameAsRead(_Still):
+    """A still gate that finds every still frame after a reading no different from the frame
+    read (until something moves)."""
+
+    read_since_motion = False
+
+    def update(self, frame):
+        from vision.tracking.motion import MotionReading
+
+        if self.moving:
+            self.read_since_motion = False
+        return MotionReading(self.moving, True, float(self.moving), 1.0, None, self.read_since_motion)
+
+    def mark_read(self):
+        self.read_since_motion = True
+
+
+def test_one_reading_repeated_does_not_take_a_tile_off_the_board():
+    """A reading that misses the last play is not repeated into a take-back: the tracker reads
+    the next frame afresh, and that reading, which shows the tile, stands."""
+    cfg = GameConfig(2, 6, HouseRules())
+    tracker = Tracker(cfg, gate=_SameAsRead())
+    spinner, arm, second = _three()
+    _feed(tracker, [[spinner], [spinner, arm]])
+    reads = iter([[spinner]])  # the first reading after the hand leaves misses the 6-2
+    tracker.gate.moving = True
+    tracker.detector = lambda _f: list(next(reads, [spinner, arm]))
+    events = tracker.push(object(), 10.0)
+    tracker.gate.moving = False
+    read, reused = tracker.frames_read, tracker.frames_reused
+    for k in range(8):
+        events += tracker.push(object(), 10.1 + k / 10)
+    assert not [e for e in events if e.kind in ("tile_taken_back", "board_disturbed")]
+    # frame 1 waits (a hand may be pausing), 2 is read, 3 is read afresh, 4-8 reuse it
+    assert (tracker.frames_read - read, tracker.frames_reused - reused) == (2, 5)
+    assert tracker.state.plays == 1
+
+
+def test_a_layout_tile_read_as_another_tile_lying_another_way_has_not_left_the_table():
+    cfg = GameConfig(2, 6, HouseRules())
+    tracker = Tracker(cfg, gate=_Still())
+    spinner, arm, second = _three()
+    _feed(tracker, [[spinner], [spinner, arm], [spinner, arm, second]])
+    # the spinner's place now reads as a 5-3 lying crosswise (a misread), in every reading
+    c = spinner.corners.mean(0)
+    crosswise = _tile_at(c[0], c[1], (5, 3), vertical=False)
+    events = _feed(tracker, [[crosswise, arm, second]], repeat=6)
+    assert not [e for e in events if e.kind in ("board_disturbed", "tile_played", "tile_taken_back")]
+    assert not tracker.board[Tile(6, 6)].missing

@@ -80,3 +80,27 @@ def test_the_arm_s_way_into_the_picture_is_found_on_the_right_edge():
     assert x == 1.0 and 0.3 < y < 0.6
     mask[:] = True  # the whole picture moves: a knocked camera, no arm to follow
     assert _edge_entry(mask) is None
+
+
+def test_a_frame_no_different_from_the_last_one_read_says_so(filmed):
+    plan, frames = filmed
+    gate = MotionGate()
+    still = next(i for i in range(2, len(frames)) if not any(plan.frames[k].moving for k in (i - 2, i - 1, i)))
+    gate.update(frames[still - 1])
+    assert not gate.update(frames[still]).same_as_read  # nothing read yet
+    gate.mark_read()
+    assert gate.update(frames[still]).same_as_read
+    changed = frames[still].copy()
+    cv2.rectangle(changed, (200, 100), (240, 180), (235, 235, 235), -1)  # a tile laid
+    gate.update(changed)
+    assert not gate.update(changed).same_as_read
+    gate.reset()
+    gate.update(frames[still])
+    assert not gate.update(frames[still]).same_as_read
+
+
+def test_thumbnails_shrink_by_a_whole_factor():
+    gate = MotionGate()
+    for (w, h), size in (((1280, 720), (256, 144)), ((640, 480), (213, 160)), ((1920, 1080), (240, 135))):
+        thumb, white, level = gate.thumbnail(np.full((h, w, 3), 100, np.uint8))
+        assert thumb.shape[::-1] == size and not white.any() and level == 100

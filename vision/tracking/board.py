@@ -58,6 +58,9 @@ class Observation:
     poses: list[TilePose]
     """Every readable tile in the frame (image pixels)."""
     image: Any = None
+    read: int = 0
+    """Which run of the recognizer the poses came from (several observations share one when
+    still frames reuse the last reading)."""
     motion: np.ndarray | None = None
     """2x3 similarity taking board coordinates to this frame's when the camera has moved."""
     drift: np.ndarray | None = None
@@ -67,6 +70,9 @@ class Observation:
     seen_poses: dict[Tile, TilePose] = field(default_factory=dict)
     """Where each known tile seen was read (corners in the board tile's order)."""
     conflicts: dict[Tile, tuple[Tile, TilePose]] = field(default_factory=dict)
+    covered: set[Tile] = field(default_factory=set)
+    """Known tiles whose place holds a reading of some other tile lying another way (a
+    misread of the tile, as a rule: the recognizer can make one tile into another)."""
     new: list[TilePose] = field(default_factory=list)
 
 
@@ -147,6 +153,7 @@ def associate(obs: Observation, board: dict[Tile, BoardTile], set_max: int) -> N
     obs.seen = set()
     obs.seen_poses = {}
     obs.conflicts = {}
+    obs.covered = set()
     obs.new = []
     placed = [bt for bt in board.values()]
     if obs.motion is not None:
@@ -174,6 +181,7 @@ def associate(obs: Observation, board: dict[Tile, BoardTile], set_max: int) -> N
                     obs.conflicts[near.tile] = (tile, pose)
                 continue
             if d[k] < 0.3 * kp.length:
+                obs.covered.add(near.tile)
                 continue  # overlaps a known tile: a second reading of it
             if any(overlaps(pose, poses[bt.tile], 0.5) for bt in placed
                    if np.hypot(*(poses[bt.tile].centre - pose.centre)) < kp.length * 1.5):

@@ -22,7 +22,12 @@ made and judged:
 
 When every reading agrees with the board, the tracker settles and stops running the
 recognizer until the picture changes again (or `recheck_s` passes), which is what
-makes it fast enough for a live camera.
+makes it fast enough for a live camera. While it has not settled, a still frame that
+the gate finds no different from the last frame read is not read again: the last
+reading stands for it (the recognizer would read the same pixels the same way), so a
+change costs one reading, not one per frame of the decision window. Taking a tile off
+the board (gone, or replaced by another reading) needs two readings, though: when a
+reading does not show every board tile, the next still frame is read afresh.
 """
 from __future__ import annotations
 
@@ -55,6 +60,9 @@ STILL_BEFORE_READ = 2
 """Still frames in a row before the recognizer runs (after motion)."""
 ADOPT_SIZE_AFTER = 30
 """Frames of one new size in a row after which the tracker takes it as the stream's size."""
+FRESH_READS_ON_DOUBT = 2
+"""Recognizer runs per still stretch when a reading leaves a board tile unexplained (not
+seen, read as another tile): a tile leaves the board only on two readings."""
 MAX_UNSETTLED_READS = 10
 """Reads without a decision after which the tracker settles anyway (a tile it cannot make
 out must not keep the recognizer running on every frame)."""
@@ -99,6 +107,8 @@ class TrackerState:
     frames: int
     frames_read: int
     """Frames the recognizer ran on (the rest were decided by the motion gate)."""
+    frames_reused: int
+    """Still frames that took the last reading again (no different from the frame read)."""
     size: tuple[int, int] | None
 
     def to_dict(self) -> dict[str, Any]:
@@ -141,7 +151,11 @@ class Tracker:
         self.settled = False
         self.frames = 0
         self.frames_read = 0
+        self.frames_reused = 0
         self.last_read_t = -math.inf
+        self._last_poses: list[TilePose] | None = None
+        self._fresh_in_stretch = 0
+        self._doubt = False
         self.size: tuple[int, int] | None = None
         self._lost = False
         self._misreads: set[tuple[Tile, Tile]] = set()
@@ -176,6 +190,7 @@ class Tracker:
         reading: MotionReading = self.gate.update(frame)
         if reading.moving:
             self._last_motion = index
+            self._fresh_in_stretch = 0
             self.window.clear()
             if self._still:  # a new stretch of motion: hands seen before it are not this one's
                 self._entries.clear()
@@ -187,19 +202,42 @@ class Tracker:
         self._still += 1
         if self._still < STILL_BEFORE_READ:
             return events  # a hand pausing mid-move looks still for one frame: wait for a second
+        recheck = False
         if reading.changed:
             self.settled = False
-        elif self.settled and t - self.last_read_t < self.recheck_s:
-            return events
+        elif self.settled:
+            if t - self.last_read_t < self.recheck_s:
+                return events
+            recheck = True  # a fresh reading now and then, whatever the gate says
         if self.detector is None:
             return events
-        detections = self.detector(frame)
-        self.frames_read += 1
+        second_opinion = self._doubt and self._fresh_in_stretch < FRESH_READS_ON_DOUBT
+        if getattr(reading, "same_as_read", False) and not recheck and not second_opinion \
+                and self._last_poses is not None:
+            # nothing changed since the last frame read: its reading stands for this frame too
+            poses = list(self._last_poses)
+            self.frames_reused += 1
+            fresh = False
+        else:
+            detections = self.detector(frame)
+            self.frames_read += 1
+            if not getattr(reading, "same_as_read", False):
+                self._fresh_in_stretch = 0  # another picture: a new stretch of readings
+            self._fresh_in_stretch += 1
+            poses = [p for p in (pose_from_detection(d) for d in detections if not getattr(d, "face_down", False))
+                     if p is not None]
+            self._last_poses = poses
+            if hasattr(self.gate, "mark_read"):
+                self.gate.mark_read()
+            fresh = True
         self.last_read_t = t
-        poses = [p for p in (pose_from_detection(d) for d in detections if not getattr(d, "face_down", False))
-                 if p is not None]
-        obs = Observation(index, t, poses, frame if isinstance(frame, np.ndarray) else None)
+        obs = Observation(index, t, poses, frame if isinstance(frame, np.ndarray) else None, read=self.frames_read)
         self._associate(obs)
+        if fresh:
+            # a reading that leaves a board tile unexplained earns a second reading before
+            # anything leaves the board on its word
+            self._doubt = bool(obs.conflicts) or any(not bt.missing and bt.status != "loose"
+                                                     and not self._still_there(bt, obs) for bt in self.board.values())
         self.window.append(obs)
         del self.window[:-MAX_WINDOW]
         events.extend(self._decide())
@@ -283,7 +321,7 @@ class Tracker:
         if len(self.window) >= self.remove_window:
             span = self.window[-self.remove_window:]
             gone = [bt for bt in self.board.values() if not bt.missing and self._moved_since(bt.frame)
-                    and all(bt.tile not in o.seen and bt.tile not in o.conflicts for o in span)]
+                    and not any(self._still_there(bt, o) for o in span)] if self._readings(span) >= 2 else []
             if gone:
                 events.extend(self._tiles_gone(gone, span[0]))
                 changed = True
@@ -311,7 +349,7 @@ class Tracker:
             # the last play gone from every recent reading as the next tile arrives: it was taken
             # back before (a hand or a flicker kept the take-back from being seen on its own)
             for bt in list(self.board.values()):
-                if (bt.status == "illegal" or self._is_last_play(bt)) and \
+                if (bt.status == "illegal" or self._is_last_play(bt)) and self._readings(recent) >= 2 and \
                         all(bt.tile not in o.seen and bt.tile not in o.conflicts for o in recent):
                     events.extend(self._take_back(bt, recent[0]))
             events.extend(self._place(found))
@@ -386,8 +424,8 @@ class Tracker:
             bt = self.board.get(old)
             enough = need - 1 if bt is not None and bt.status == "illegal" else need
             reads = [(o, o.conflicts[old]) for o in recent if old in o.conflicts and old not in o.seen]
-            if len(reads) < enough:
-                continue
+            if len(reads) < enough or self._readings([o for o, _ in reads]) < 2:
+                continue  # (one reading repeated is one reading: a flip of a placed tile is noise)
             votes = Counter(tile for _, (tile, _) in reads)
             tile, n = votes.most_common(1)[0]
             if n < enough or tile in self.board:
@@ -452,6 +490,20 @@ class Tracker:
         self._reassociate()
         last = recent[-1]
         return [CameraMoved(recent[0].frame, recent[0].t, round(shift, 1), round(turn, 2), last.matched)]
+
+    @staticmethod
+    def _readings(observations: list[Observation]) -> int:
+        """How many runs of the recognizer these observations rest on."""
+        return len({o.read for o in observations})
+
+    def _still_there(self, bt: BoardTile, obs: Observation) -> bool:
+        """Whether `obs` shows something at `bt`'s place: the tile itself, another reading of it
+        or, for a tile that cannot be taken back (a spinner, an older play), any reading lying
+        on it; the recognizer can make one tile into another, and a layout tile read as
+        something else has not left the table."""
+        if bt.tile in obs.seen or bt.tile in obs.conflicts:
+            return True
+        return bt.tile in obs.covered and bt.status in ("spinner", "legal", "joined") and not self._is_last_play(bt)
 
     def _moved_since(self, frame: int) -> bool:
         """Whether anything moved after `frame`: a tile is never taken away without a hand,
@@ -872,6 +924,7 @@ class Tracker:
             settled=self.settled,
             frames=self.frames,
             frames_read=self.frames_read,
+            frames_reused=self.frames_reused,
             size=self.size,
         )
 
