@@ -71,6 +71,17 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (game_id, idx)
     );
     """,
+    """
+    CREATE TABLE live_events (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        game_id     TEXT NOT NULL REFERENCES games(id),
+        session     TEXT NOT NULL,      -- one live connection
+        recorded_at TEXT NOT NULL,
+        kind        TEXT NOT NULL,      -- tile_played, violation, tile_taken_back, board_disturbed, ...
+        event       TEXT NOT NULL       -- JSON: the event as the camera tracker reported it
+    );
+    CREATE INDEX live_events_game ON live_events(game_id);
+    """,
 )
 
 
@@ -323,6 +334,32 @@ class GameStore:
             "game_id": game.id,
             "created_at": game.created_at,
         }
+
+    # -- what the camera saw ---------------------------------------------------
+
+    def add_live_events(self, game_id: str, session: str, events: Sequence[dict[str, Any]]) -> None:
+        """Keep what a live connection's tracker reported about this game (plays, take-backs,
+        violations, a disturbed board), as it reported it."""
+        with self._write() as conn:
+            self.get_game(game_id, conn)
+            now = _now()
+            conn.executemany(
+                "INSERT INTO live_events (game_id, session, recorded_at, kind, event) VALUES (?, ?, ?, ?, ?)",
+                [(game_id, session[:40], now, str(e.get("event"))[:40], json.dumps(e, default=str)) for e in events],
+            )
+
+    def live_events(self, game_id: str) -> dict[str, Any]:
+        """Every event the camera tracker reported for this game, oldest first, with a tally."""
+        with self._connect() as conn:
+            self.get_game(game_id, conn)
+            rows = conn.execute(
+                "SELECT session, recorded_at, event FROM live_events WHERE game_id = ? ORDER BY id", (game_id,)
+            ).fetchall()
+        events = [{**json.loads(r["event"]), "session": r["session"], "recorded_at": r["recorded_at"]} for r in rows]
+        kinds = [e.get("event") for e in events]
+        return {"game_id": game_id, "events": events, "plays": kinds.count("tile_played"),
+                "violations": kinds.count("violation"), "take_backs": kinds.count("tile_taken_back"),
+                "sessions": len({r["session"] for r in rows})}
 
     # -- internals ------------------------------------------------------------
 

@@ -43,8 +43,16 @@ class Settings:
     """Host header names accepted without a token: stops DNS-rebinding pages reaching a loopback server."""
     recognition_slots: int = 2
     """Photos read at once; more would only queue on the CPU and multiply peak memory."""
-    live_min_interval: float = 0.5
-    """Seconds between two frames the live tracker reads on one connection; frames between are dropped."""
+    live_min_interval: float = 0.1
+    """Seconds between two frames the live tracker takes on one connection; frames between are dropped.
+    The tracker runs the recognizer only on frames its motion gate picks, so most frames cost a
+    few milliseconds; a rate like a camera's keeps the gate seeing every hand that comes in."""
+    live_evidence: Path | None = None
+    """Where live connections save the frames of illegal plays (default: `live-evidence` beside the database)."""
+
+    @property
+    def live_evidence_dir(self) -> Path:
+        return self.live_evidence if self.live_evidence is not None else Path(self.db_path).parent / "live-evidence"
 
     def __post_init__(self) -> None:
         if self.max_upload_bytes < 1:

@@ -174,3 +174,116 @@ def test_board_changes_count_once_they_hold_for_two_frames():
     change = watch.update(Counter({"6-4": 1, "4-2": 1}))
     assert change == {"added": ["4-2"], "removed": [], "tiles": ["4-2", "6-4"]}
     assert watch.update(Counter({"6-4": 1, "4-2": 1})) is None
+
+
+# -- the webcam tracker behind the socket, on a rendered round ------------------------------
+
+def _rendered_round_jpegs():
+    """A short rendered round (double-6, three players, three planted illegal plays that are
+    each taken back) as the JPEG frames a browser camera would send, with its plan."""
+    from vision.synth.sequence import SequenceRenderer, plan_sequence, sequence_rng
+
+    plan = plan_sequence(sequence_rng(11, 25), (1280, 720), 6, max_plays=3, illegal_chance=1.0)
+    renderer = SequenceRenderer(plan)
+    jpegs = []
+    for f in plan.frames:
+        ok, buf = cv2.imencode(".jpg", renderer.frame(f.index), [cv2.IMWRITE_JPEG_QUALITY, 90])
+        jpegs.append(buf.tobytes())
+    return plan, jpegs
+
+
+def _feed_frames(ws, jpegs) -> list[dict]:
+    """Send every frame, one answer at a time as a browser does; every message back, in order."""
+    got = []
+    for jpeg in jpegs:
+        ws.send_bytes(jpeg)
+        while True:  # events of the frame before, then this frame's overlay
+            msg = _recv(ws)
+            got.append(msg)
+            if msg["type"] in ("overlay", "skipped", "error"):
+                break
+    ws.send_text(json.dumps({"type": "ping"}))
+    while (msg := _recv(ws))["type"] != "pong":
+        got.append(msg)
+    return got
+
+
+def test_the_webcam_tracker_reports_plays_and_flags_a_planted_illegal_play_over_the_socket(tmp_path):
+    """The default live tracker (the real recognizer with the models in models/, no stand-ins)
+    follows a rendered round sent frame by frame as JPEGs: plays arrive as `tile_played`, a
+    planted illegal play as a `violation` with the engine's rule code, message and the saved
+    frame, and with a game_id the plays are kept with the stored game."""
+    from urllib.parse import urlencode
+
+    plan, jpegs = _rendered_round_jpegs()
+    truth = plan.plays()
+    legal = {e.tile for e in truth if not e.planted}
+    planted = {e.tile: e.rule for e in truth if e.planted}
+    assert legal and planted
+    with _client(tmp_path) as c:
+        gid = c.post("/api/v1/games", json={"players": ["Ann", "Bob", "Cy"][: plan.players], "set": plan.set_max,
+                                            "house_rules": plan.rules.to_dict()}).json()["id"]
+        query = urlencode({"game_id": gid, "spinner_player": plan.spinner_player,
+                           "round_double": plan.set_max - plan.round_index})
+        with _ws(c, f"/api/v1/live?{query}") as ws:
+            ready = _recv(ws)
+            assert ready["type"] == "ready" and ready["players"] == plan.players and ready["set"] == plan.set_max
+            got = _feed_frames(ws, jpegs)
+        overlays = [m for m in got if m["type"] == "overlay"]
+        assert len(overlays) == len(jpegs) and all(m["width"] == 1280 for m in overlays)
+        # most frames are decided by the motion gate; the recognizer runs on few
+        assert sum(m["read"] for m in overlays) < len(jpegs) / 4
+        events = [m for m in got if m["type"] == "event"]
+        assert events[0]["event"] == "tracking_started"
+        started = [e for e in events if e["event"] == "round_started"]
+        assert started and started[0]["spinner"] == next(e.tile for e in plan.events if e.kind == "spinner")
+        plays = [e for e in events if e["event"] == "tile_played"]
+        assert any(e["tile"] in legal for e in plays), plays
+        flagged = [e for e in events if e["event"] == "violation" and planted.get(e["tile"]) == e["rule"]]
+        assert flagged, [e for e in events if e["event"] == "violation"]
+        v = flagged[0]
+        assert v["rule_message"] and v["tile"] in v["message"] and v["violation"]["rule"] == v["rule"]
+        assert v["frame"] > 0 and v["evidence_url"].startswith("/api/v1/live/evidence/")
+        image = c.get(v["evidence_url"])
+        assert image.status_code == 200 and image.headers["content-type"] == "image/jpeg"
+        assert cv2.imdecode(np.frombuffer(image.content, np.uint8), cv2.IMREAD_COLOR).shape == (720, 1280, 3)
+        assert any(e["event"] == "tile_taken_back" and e["tile"] == v["tile"] for e in events)
+        # the stored game keeps what the camera saw, as it was reported
+        stored = c.get(f"/api/v1/games/{gid}/live-events").json()
+        kinds = [e["event"] for e in stored["events"]]
+        assert stored["plays"] == len(plays) and stored["violations"] == kinds.count("violation") >= 1
+        assert "tracking_started" not in kinds and stored["sessions"] == 1
+        assert c.get("/api/v1/live/evidence/0123456789ab/../../g.sqlite3").status_code == 404
+
+
+def test_live_options_come_from_the_query_and_bad_ones_close_the_socket(tmp_path):
+    with _client(tmp_path) as c:
+        with _ws(c, "/api/v1/live?players=3&spinner_player=2&set=12&round_double=7") as ws:
+            ready = _recv(ws)
+            assert (ready["players"], ready["spinner_player"], ready["set"], ready["round_double"]) == (3, 2, 12, 7)
+        for query, word in (("players=1", "players"), ("players=3&spinner_player=3", "spinner_player"),
+                            ("set=12&round_double=13", "round_double"), ("players=x", "players")):
+            with _ws(c, f"/api/v1/live?{query}") as ws:
+                error = _recv(ws)
+                assert error["type"] == "error" and word in error["message"], (query, error)
+                with pytest.raises(WebSocketDisconnect):
+                    ws.receive_text()
+
+
+def test_a_games_database_from_before_live_events_is_migrated_in_place(tmp_path):
+    import sqlite3
+
+    from engine import HouseRules
+    from service.db import MIGRATIONS, GameStore
+
+    path = tmp_path / "old.sqlite3"
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.executescript(f"BEGIN;\n{MIGRATIONS[0]}\nPRAGMA user_version = 1;\nCOMMIT;")
+    conn.execute("INSERT INTO games VALUES ('abc123', '2026-01-01T00:00:00.000+00:00', '[\"A\", \"B\"]', 6, ?)",
+                 (HouseRules().to_json(),))
+    conn.close()
+    store = GameStore(path)
+    assert store.schema_version() == len(MIGRATIONS) >= 2
+    store.add_live_events("abc123", "s1", [{"type": "event", "event": "tile_played", "tile": "6-4", "frame": 9}])
+    seen = store.live_events("abc123")
+    assert seen["plays"] == 1 and seen["events"][0]["tile"] == "6-4" and store.get_game("abc123").players == ["A", "B"]

@@ -82,6 +82,13 @@ def score_sheet(game_id: str, store: GameStore = Depends(get_store)) -> dict[str
     return store.sheet(game_id)
 
 
+@router.get("/{game_id}/live-events")
+def live_events(game_id: str, store: GameStore = Depends(get_store)) -> dict[str, Any]:
+    """What the live camera tracker saw of this game (`/api/v1/live?game_id=...`): plays,
+    violations with the engine's rule, take-backs, a disturbed board, oldest first."""
+    return store.live_events(game_id)
+
+
 @router.get("/{game_id}/record")
 def export_record(game_id: str, store: GameStore = Depends(get_store)) -> JSONResponse:
     """The game record (engine format) as a file to keep."""

@@ -9,16 +9,30 @@ Protocol (one JSON object per text message from the server):
   pixels), `skipped` (arrived sooner than `min_interval` after the last frame
   read) or `error` (not an image, too large...). A browser sends its next frame
   when the answer to the last one arrives, so a slow laptop never builds a queue;
-- `event` messages follow an overlay when the tracker has something to say:
-  `tracking_started`, `board_changed` (tiles added/removed), `violation`.
+- `event` messages follow an overlay when the tracker has something to say
+  (each with `event`, `frame`, `message` and the event's own fields):
+  `tracking_started` (first frame), `round_started`, `tile_played`, `violation`
+  (an illegal play: `rule` is the engine's rule code, `rule_message` its sentence,
+  `evidence_url` the saved frame), `tile_taken_back`, `board_disturbed`,
+  `camera_moved`, `board_cleared`, `notice`, `frame_rejected`.
+
+Query parameters (all optional): `game_id` (a stored game: its players, set,
+rules and next round are used, and the game's plays, take-backs and violations
+are stored with it, see `GET /api/v1/games/{id}/live-events`), `set`, `house_rules`
+(JSON or a preset name), `players` (how many, 2-10; default 4, or the game's),
+`spinner_player` (seat from 0 that laid the spinner; default 0) and `round_double`
+(the double this round starts with; default: the game's next round, else taken
+from the spinner).
 
 Bad messages are answered with an error and the connection stays open; a client
 that vanishes mid-message or mid-frame just ends its own connection.
 
 The tracker is pluggable: `app.state.tracker_factory(LiveOptions)` makes one per
-connection, with `feed(LoadedImage) -> list[dict]` and `close()`. The one here
-reads each frame with the recognizer; the webcam tracker from `vision` replaces
-it without touching this protocol.
+connection, with `feed(LoadedImage) -> list[dict]` and `close()`. The default is
+the webcam tracker (`vision.tracking.live.LiveTracker`): a motion gate decides which
+frames the recognizer reads, plays are judged by the rules engine as they are laid.
+`RecognizerTracker` (reads every frame, reports tile changes) is kept as a simpler
+stand-in.
 """
 from __future__ import annotations
 
@@ -26,19 +40,22 @@ import base64
 import binascii
 import json
 import logging
+import re
+import secrets
 import time
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from fastapi import APIRouter, WebSocket
+from fastapi import APIRouter, Depends, WebSocket
+from fastapi.responses import FileResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
-from engine import HouseRules, HouseRulesError, Tile
+from engine import ConfigError, GameConfig, HouseRules, HouseRulesError, Tile
 
 from ..db import NotFound
-from ..deps import ApiError, Settings
+from ..deps import ApiError, Settings, get_settings
 from .common import check_set, parse_rules
 
 log = logging.getLogger("chickenfoot.live")
@@ -57,6 +74,17 @@ class LiveOptions:
     game_id: str | None
     model_dir: str | None
     round_double: int | None = None
+    players: int | None = None
+    """How many play (None: the tracker's default, 4)."""
+    player_names: tuple[str, ...] | None = None
+    spinner_player: int = 0
+    """Seat (from 0) that laid this round's spinner."""
+    evidence_dir: str | None = None
+    """Where the frames of illegal plays are saved (one folder per connection)."""
+    evidence_url: str | None = None
+    """The URL prefix those frames are served under."""
+    session: str | None = None
+    """This connection's id (names its evidence folder and its stored events)."""
 
 
 class Tracker(Protocol):
@@ -164,22 +192,71 @@ def _event(name: str, frame: int, message: str, **data: Any) -> dict[str, Any]:
 
 
 def default_tracker_factory(options: LiveOptions) -> Tracker:
-    return RecognizerTracker(options)
+    from vision.tracking.live import LiveTracker
+
+    return LiveTracker(options)
+
+
+STORED_EVENTS = frozenset({"round_started", "tile_played", "violation", "tile_taken_back", "board_disturbed",
+                           "board_cleared", "camera_moved", "round_scored"})
+"""Event kinds kept with a stored game (what happened at the table, not how the stream went)."""
+
+SESSION_RE = re.compile(r"^[0-9a-f]{12}$")
+EVIDENCE_RE = re.compile(r"^illegal_\d{6}_\d{1,2}-\d{1,2}\.jpg$")
+
+
+def _whole(q: Any, name: str) -> int | None:
+    text = q.get(name)
+    if text is None or text == "":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise ApiError(422, "invalid_parameter", f"{name} must be a whole number, got {text[:20]!r}") from None
 
 
 def _options(ws: WebSocket, settings: Settings) -> LiveOptions:
     q = ws.query_params
     game_id = q.get("game_id") or None
-    try:
-        set_max = check_set(int(q["set"])) if q.get("set") else None
-        round_double = int(q["round_double"]) if q.get("round_double") else None
-    except ValueError:
-        raise ApiError(422, "invalid_parameter", "set and round_double must be whole numbers") from None
+    set_max = check_set(_whole(q, "set"))
+    round_double = _whole(q, "round_double")
+    players = _whole(q, "players")
+    spinner_player = _whole(q, "spinner_player") or 0
     rules = parse_rules(q.get("house_rules"))
+    names: tuple[str, ...] | None = None
     if game_id:
-        game = ws.app.state.store.get_game(game_id)
+        store = ws.app.state.store
+        game = store.get_game(game_id)
         rules, set_max = game.rules, set_max or game.config.set_max
-    return LiveOptions(set_max, rules, game_id, settings.model_dir, round_double)
+        if players is not None and players != game.config.players:
+            raise ApiError(422, "invalid_parameter", f"game {game_id} has {game.config.players} players, not {players}")
+        players, names = game.config.players, tuple(game.players)
+        if round_double is None:
+            round_double = store.sheet(game_id)["next_double"]
+    if players is not None and not 2 <= players <= 10:
+        raise ApiError(422, "invalid_parameter", f"players must be 2 to 10, got {players}")
+    seats = players or 4
+    if not 0 <= spinner_player < seats:
+        raise ApiError(422, "invalid_parameter",
+                       f"spinner_player must be a seat from 0 to {seats - 1}, got {spinner_player}")
+    try:
+        config = GameConfig(seats, set_max or 9, rules)
+    except ConfigError as exc:
+        raise ApiError(422, "invalid_game", str(exc)) from None
+    if round_double is not None and not 0 <= round_double <= config.set_max:
+        raise ApiError(422, "invalid_parameter", f"round_double must be 0 to {config.set_max}, got {round_double}")
+    session = secrets.token_hex(6)
+    return LiveOptions(set_max, rules, game_id, settings.model_dir, round_double, players, names, spinner_player,
+                       str(settings.live_evidence_dir / session), f"/api/v1/live/evidence/{session}", session)
+
+
+@router.get("/live/evidence/{session}/{name}", response_class=FileResponse)
+def evidence(session: str, name: str, settings: Settings = Depends(get_settings)) -> FileResponse:
+    """The frame saved when a live connection flagged an illegal play (its `evidence_url`)."""
+    path = settings.live_evidence_dir / session / name
+    if not SESSION_RE.match(session) or not EVIDENCE_RE.match(name) or not path.is_file():
+        raise ApiError(404, "not_found", "no such evidence frame")
+    return FileResponse(path, media_type="image/jpeg")
 
 
 def _frame_bytes(message: dict[str, Any]) -> bytes:
@@ -223,12 +300,28 @@ async def live(ws: WebSocket) -> None:
         await _send(ws, {"type": "error", "error": getattr(exc, "code", "invalid"), "message": str(exc)})
         await ws.close(code=1008)
         return
-    tracker = ws.app.state.tracker_factory(options)
+    try:
+        tracker = await run_in_threadpool(ws.app.state.tracker_factory, options)
+    except Exception as exc:  # noqa: BLE001 - e.g. the models cannot be loaded: say so, do not crash
+        from vision.onnx_yolo import ModelError
+
+        if isinstance(exc, (ModelError, OSError)):
+            error = {"type": "error", "error": "models_unavailable",
+                     "message": f"the tile models cannot be loaded: {exc}"}
+        else:
+            log.exception("could not start a live tracker")
+            error = {"type": "error", "error": "internal", "message": "the live tracker could not be started"}
+        await _send(ws, error)
+        await ws.close(code=1011)
+        return
     slots = ws.app.state.slots
+    store = ws.app.state.store if options.game_id else None
     last_read = 0.0
     frames = errors = 0
     await _send(ws, {"type": "ready", "min_interval": settings.live_min_interval,
-                     "max_bytes": settings.max_upload_bytes, "set": options.set_max, "game_id": options.game_id})
+                     "max_bytes": settings.max_upload_bytes, "set": options.set_max, "game_id": options.game_id,
+                     "players": options.players, "spinner_player": options.spinner_player,
+                     "round_double": options.round_double, "session": options.session})
     try:
         while True:
             message = await ws.receive()
@@ -245,7 +338,7 @@ async def live(ws: WebSocket) -> None:
                         break
                     continue
                 last_read = now
-                replies = await run_in_threadpool(_read_frame, tracker, slots, data, frames)
+                replies = await run_in_threadpool(_read_frame, tracker, slots, data, frames, store, options)
                 errors = 0
             except _Pong:
                 replies = [{"type": "pong"}]
@@ -275,12 +368,23 @@ async def live(ws: WebSocket) -> None:
         tracker.close()
 
 
-def _read_frame(tracker: Tracker, slots: Any, data: bytes, frame: int) -> list[dict[str, Any]]:
+def _read_frame(tracker: Tracker, slots: Any, data: bytes, frame: int, store: Any = None,
+                options: LiveOptions | None = None) -> list[dict[str, Any]]:
     from vision.imageio import load_image
 
     with slots.hold():
         image = load_image(data, name=f"frame {frame}")
-        return tracker.feed(image)
+        replies = tracker.feed(image)
+    if store is not None and options is not None and options.game_id:
+        kept = [r for r in replies if r.get("type") == "event" and r.get("event") in STORED_EVENTS]
+        if kept:
+            # on disk before the answer goes out, like every other write to a game
+            try:
+                store.add_live_events(options.game_id, options.session or "", kept)
+            except Exception:  # noqa: BLE001 - the game goes on; the page is told its record has a gap
+                log.exception("could not store live events for game %s", options.game_id)
+                replies.append(_event("notice", frame, "these events could not be stored with the game"))
+    return replies
 
 
 async def _send(ws: WebSocket, payload: dict[str, Any]) -> bool:

@@ -52,7 +52,8 @@ function drawTiles(svg, width, height, tiles, onTap) {
     const poly = document.createElementNS(SVG_NS, "polygon");
     poly.setAttribute("points", t.corners.map((p) => p.join(",")).join(" "));
     let cls = "tile";
-    if (t.corrected) cls += t.pips ? " fixed" : " gone";
+    if (t.status === "illegal") cls += " illegal";
+    else if (t.corrected) cls += t.pips ? " fixed" : " gone";
     else if ((t.pip_confidence ?? 1) < 0.5 || (t.notes && t.notes.length)) cls += " unsure";
     poly.setAttribute("class", cls);
     poly.dataset.tile = t.id;
@@ -366,12 +367,19 @@ $("#round-form").addEventListener("submit", async (ev) => {
 // ---- Live -------------------------------------------------------------------
 const live = { ws: null, stream: null, waiting: false, timer: null, canvas: document.createElement("canvas"), minInterval: 0.5 };
 
-function logEvent(text, kind) {
+function logEvent(text, kind, link) {
   const li = document.createElement("li");
   li.className = kind || "";
   const when = document.createElement("time");
   when.textContent = new Date().toLocaleTimeString();
   li.append(when, text);
+  if (link) {
+    const a = document.createElement("a");
+    a.href = link;
+    a.target = "_blank";
+    a.textContent = " (frame)";
+    li.append(a);
+  }
   $("#live-events").prepend(li);
 }
 
@@ -414,7 +422,7 @@ function onLiveMessage(ev) {
     setStatus($("#live-state"), msg.message, true);
     scheduleFrame(live.minInterval * 1000);
   } else if (msg.type === "event") {
-    logEvent(msg.message || msg.event, msg.event);
+    logEvent(msg.message || msg.event, msg.event, msg.evidence_url);
   }
 }
 
