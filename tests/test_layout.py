@@ -341,3 +341,97 @@ def test_broken_detections_are_left_out_not_a_crash() -> None:
     assert out["unread_tiles"] == [0, 1, 2]
     assert out["status"] == "ok" and out["violations"] == []
     assert any("could not be read" in w for w in out["warnings"])
+
+
+def _leaf_beyond_a_hole(plan):
+    """An ordinary arm tile whose one child is a leaf lying close to another layout tile:
+    with the arm tile missed, that leaf would look laid apart from the layout."""
+    from vision.layout import NEAR_LAYOUT
+    from vision.layout_geometry import closest_gap, estimate_ratio, make_frames
+
+    lay = plan.layout
+    labels = {lab.id: lab for lab in plan.labels()}
+    kids: dict[int, list[int]] = {}
+    parent = {}
+    for e in lay["edges"]:
+        kids.setdefault(e["to"], []).append(e["from"])
+        parent[e["from"]] = e["to"]
+    order = list(lay["tiles"])
+    corners = np.stack([labels[t].corners for t in order]).astype(np.float64)
+    frames = make_frames(corners, estimate_ratio(corners))
+    row = {t: i for i, t in enumerate(order)}
+    for t in order:
+        a, b = lay["pips"][str(t)]
+        if a == b or parent.get(t) is None or len(kids.get(t, [])) != 1 or kids.get(kids[t][0]):
+            continue
+        leaf = kids[t][0]
+        others = [row[x] for x in order if x not in (t, leaf)]
+        if closest_gap(frames, np.array([row[leaf]]), np.array(others))[0] <= NEAR_LAYOUT:
+            return t, leaf
+    return None
+
+
+def _without(plan, victim: int, seed: int = 0, noise: Noise = Noise(drop=0.0, false_tiles=0.0)):
+    det = detections_from_plan(plan, np.random.default_rng(seed), noise)
+    gone = [d for d, lab in det.truth_of.items() if lab == victim][0]
+    det.tiles = [t for t in det.tiles if t.id != gone]
+    del det.truth_of[gone]
+    det.dropped.append(victim)
+    return det
+
+
+def _plan_with_leaf_beyond_a_hole():
+    for seed in range(300, 400):
+        plan = plan_table(np.random.default_rng(seed), set_max=12, plant_kind=None)
+        found = _leaf_beyond_a_hole(plan)
+        if found:
+            return plan, found
+    raise AssertionError("no table with a leaf lying close to the layout beyond an arm tile")
+
+
+def test_missed_tile_before_a_lone_leaf_is_a_gap_not_a_tile_laid_apart() -> None:
+    plan, (victim, leaf) = _plan_with_leaf_beyond_a_hole()
+    det = _without(plan, victim)
+    rules = HouseRules.from_dict(plan.meta["rules"])
+    out = audit_detections(det.tiles, det.face_down, plan.set_max, rules, None)
+    assert out["violations"] == [], out["violations"]
+    assert sorted(plan.layout["pips"][str(victim)]) in [sorted(g["pips"]) for g in out["gaps"]]
+    leaf_det = [d for d, lab in det.truth_of.items() if lab == leaf][0]
+    assert leaf_det not in out["loose_tiles"]
+
+
+def test_a_stray_reading_as_the_missed_tile_does_not_veto_the_gap() -> None:
+    plan, (victim, _) = _plan_with_leaf_beyond_a_hole()
+    det = _without(plan, victim)
+    # a stray detection far from everything that reads as the very tile that was missed
+    centres = np.stack([t.corners.mean(0) for t in det.tiles + det.face_down])
+    w, h = plan.size
+    spots = [(x, y) for x in np.linspace(60, w - 60, 25) for y in np.linspace(60, h - 60, 19)]
+    spot = max(spots, key=lambda p: np.linalg.norm(centres - p, axis=1).min())
+    width = float(np.median([np.linalg.norm(t.corners[0] - t.corners[1]) for t in det.tiles]))
+    stray = _tile(999, spot, 30.0, tuple(plan.layout["pips"][str(victim)]), w=width)
+    rules = HouseRules.from_dict(plan.meta["rules"])
+    out = audit_detections(det.tiles + [stray], det.face_down, plan.set_max, rules, None)
+    assert out["violations"] == [], out["violations"]
+    assert sorted(plan.layout["pips"][str(victim)]) in [sorted(g["pips"]) for g in out["gaps"]]
+    assert 999 in out["loose_tiles"]
+    assert any("999" in a for a in out["ambiguities"])  # the conflict is said, not hidden
+
+
+def test_strays_reading_as_the_missed_tile_and_as_its_neighbour_do_not_hide_the_gap() -> None:
+    # two false detections lying apart read as the missed tile and as the leaf beyond it
+    plan, (victim, leaf) = _plan_with_leaf_beyond_a_hole()
+    det = _without(plan, victim)
+    centres = [t.corners.mean(0) for t in det.tiles + det.face_down]
+    w, h = plan.size
+    spots = sorted(((x, y) for x in np.linspace(60, w - 60, 25) for y in np.linspace(60, h - 60, 19)),
+                   key=lambda p: -np.linalg.norm(np.stack(centres) - p, axis=1).min())
+    width = float(np.median([np.linalg.norm(t.corners[0] - t.corners[1]) for t in det.tiles]))
+    far = [spots[0]] + [p for p in spots if np.hypot(p[0] - spots[0][0], p[1] - spots[0][1]) > 8 * width][:1]
+    strays = [_tile(998, far[0], 20.0, tuple(plan.layout["pips"][str(victim)]), w=width),
+              _tile(999, far[1], 70.0, tuple(plan.layout["pips"][str(leaf)]), w=width)]
+    rules = HouseRules.from_dict(plan.meta["rules"])
+    out = audit_detections(det.tiles + strays, det.face_down, plan.set_max, rules, None)
+    assert out["violations"] == [], out["violations"]
+    assert {998, 999} <= set(out["loose_tiles"])
+    assert sum("lies apart from the layout" in x for x in out["warnings"]) == 2

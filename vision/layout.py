@@ -35,7 +35,7 @@ import numpy as np
 from engine import AuditReport, HouseRules, Layout, LayoutEdge, LayoutTile, audit_layout
 
 from .layout_gaps import Board, Gap, bridge, in_row
-from .layout_geometry import contact_table, estimate_ratio, make_frames, near_pairs, quads_overlap_depth
+from .layout_geometry import closest_gap, estimate_ratio, make_frames, near_pairs, quads_overlap_depth
 from .layout_links import Link, contacts, link
 from .types import Recognition, TileDetection
 
@@ -217,7 +217,7 @@ def read_layout(tiles: Sequence[TileDetection], face_down: Sequence[TileDetectio
     cands = [c for c in contacts(board.frames, np.arange(n_real), board.pips) if not (row[c.u] and row[c.v])]
     kept, forest = link(cands, n_real, board.pips, notes=notes, extra=extra)
     next_id = max(t.id for t in list(tiles) + list(face_down) + broken) + 1
-    reading.gaps = bridge(board, forest, all_corners, next_id, kept, notes, extra, rules.spinner_arms)
+    reading.gaps = bridge(board, forest, all_corners, next_id, kept, notes, extra, rules.spinner_arms, NEAR_LAYOUT)
     for g in reading.gaps:
         reading.pips[g.id] = g.pips
         reading.corners[g.id] = g.corners
@@ -257,16 +257,7 @@ def read_layout(tiles: Sequence[TileDetection], face_down: Sequence[TileDetectio
     near: list[int] = []
     far: list[int] = []
     if outside:
-        f = board.frames
-        orows = np.array(outside)
-        mrows = np.array(main)
-        ia = np.repeat(orows, len(mrows))
-        ib = np.tile(mrows, len(orows))
-        tab = contact_table(f, f, ia, ib)
-        tab2 = contact_table(f, f, ib, ia)
-        closest = np.minimum(np.minimum(tab.dist.min(1), tab.corner_dist.min(1)),
-                             np.minimum(tab2.dist.min(1), tab2.corner_dist.min(1)))
-        per = closest.reshape(len(orows), len(mrows)).min(1)
+        per = closest_gap(board.frames, np.array(outside), np.array(main), NEAR_LAYOUT)
         for r, dd in zip(outside, per):
             (near if dd <= NEAR_LAYOUT else far).append(r)
     reading.near = sorted(ids[r] for r in near)

@@ -4,9 +4,13 @@ Where two groups of tiles would join if one more tile lay between them, the miss
 tile is inferred: every way a tile can lie against a free end (straight on, turned a
 corner, a crosswise double, a 45-degree toe) or against a double (an arm, a toe) is
 tried, and a placement must touch a tile of the other group, lie clear of every other
-tile, and not be a tile seen elsewhere in the photo (a set has one of each). Its
+tile, and not be a tile seen elsewhere in the photo (a set has one of each; a stray
+lying out of reach of the layout does not veto a hole, the conflict is noted). Its
 values follow from its two neighbours. The inferred tile joins the board like any
 other, so a missing double picks up all its toes and a missing spinner all its arms.
+A lone tile (no neighbour of its own) is joined only where leaving it out would turn
+one missed detection into a violation: beyond the empty slot of a short double, or
+beyond a free end while lying close to the layout.
 """
 from __future__ import annotations
 
@@ -20,6 +24,7 @@ from .layout_geometry import (
     OVERLAP,
     TOUCH,
     Frames,
+    closest_gap,
     contact_table,
     make_frames,
     near_pairs,
@@ -39,6 +44,8 @@ far (tile widths) from the double's middle along its length, just enough for the
 to clear the straight toe beside it."""
 SHORT_DOUBLE_BONUS = 0.3
 """Rank bonus (tile widths) for an inferred tile that fills a double's empty arm or toe."""
+STRAY_COPY_PENALTY = 0.1
+"""Rank penalty for an inferred tile that reads as a stray tile lying apart (see `bridge`)."""
 
 
 @dataclass
@@ -132,6 +139,8 @@ class _Hypothesis:
     cost: float
     rank: float = 0.0
     double: bool = False
+    copy_of: int | None = None
+    """Row of a stray tile lying apart that reads as the same tile."""
 
 
 class Board:
@@ -165,12 +174,15 @@ def in_row(frames: Frames) -> np.ndarray:
     axis_a = frames.ends[ia, 1] - frames.ends[ia, 0]
     axis_b = frames.ends[ib, 1] - frames.ends[ib, 0]
     cos = np.abs((axis_a * axis_b).sum(1)) / (np.linalg.norm(axis_a, axis=1) * np.linalg.norm(axis_b, axis=1) + 1e-9)
-    out[ia[alongside & (cos > 0.95)]] = True
+    pair = alongside & (cos > 0.95)
+    out[ia[pair]] = True
+    out[ib[pair]] = True  # lying alongside is mutual (measured in one frame, jitter may spoil the other)
     return out
 
 
 def bridge(board: Board, forest: Forest, obstacles: np.ndarray, next_id: int,
-           kept: list[Link], notes: list[str], extra: list[tuple[int, int]], spinner_arms: int = 4) -> list[Gap]:
+           kept: list[Link], notes: list[str], extra: list[tuple[int, int]], spinner_arms: int = 4,
+           near_reach: float = 0.6) -> list[Gap]:
     """Infer tiles the detector missed where the layout plainly continues past a hole.
 
     Each round finds the best single tile that would touch a free end (or a double) on
@@ -185,10 +197,12 @@ def bridge(board: Board, forest: Forest, obstacles: np.ndarray, next_id: int,
         n = len(frames)
         comp = np.array([forest.find(i) for i in range(n)])
         size = np.bincount(comp, minlength=n)[comp]
-        # only groups of two or more tiles are worth joining: a lone tile beyond a hole
-        # changes nothing the audit can prove, and lone tiles are mostly hands and strays
-        # (except off a double: a spinner or chickie short of an arm or toe would be
-        # reported unfinished, so a lone tile just beyond its empty slot is worth a look)
+        # groups of two or more tiles are joined to each other; a lone tile (hands and
+        # strays are mostly lone) only where, left out, one missed detection would make a
+        # violation: one tile beyond the empty slot of a short double (reported unfinished),
+        # or one tile beyond a free end while lying within `near_reach` of a group (reported as
+        # lying apart from the layout); it must lie squarely, and an ordinary tile (not a
+        # double, which would open a chickie the picture cannot vouch for) fills the hole
         big = size >= 2
         doubles = pips[:, 0] == pips[:, 1]
         degree = np.zeros(n, int)
@@ -196,17 +210,34 @@ def bridge(board: Board, forest: Forest, obstacles: np.ndarray, next_id: int,
             degree[lk.u] += 1
             degree[lk.v] += 1
         short = doubles & big & (degree < max(4, spinner_arms))
-        if len(set(comp[big].tolist())) <= 1 and not short.any():
-            break
-        d = np.linalg.norm(frames.centre[:, None] - frames.centre[None], axis=2)
-        reach = (2.0 * R + 1.5) * np.maximum(frames.width[:, None], frames.width[None])
         if rows is None:
             rows = in_row(frames)
         rows = np.concatenate([rows, np.zeros(n - len(rows), bool)])
         lone = ~big & ~rows
-        pair_ok = (big[:, None] & big[None, :]) | (short[:, None] & lone[None, :])
+        if len(set(comp[big].tolist())) <= 1 and not lone.any():
+            break
+        d = np.linalg.norm(frames.centre[:, None] - frames.centre[None], axis=2)
+        reach = (2.0 * R + 1.5) * np.maximum(frames.width[:, None], frames.width[None])
+        lone_near = lone.copy()
+        if lone.any():
+            lone_near[lone] = closest_gap(frames, np.nonzero(lone)[0], np.nonzero(big)[0], near_reach) <= near_reach
+        pair_ok = ((big[:, None] & big[None, :]) | (short[:, None] & lone[None, :])
+                   | ((big & ~doubles)[:, None] & lone_near[None, :]))
         other = (comp[:, None] != comp[None]) & (d < reach) & pair_ok
-        visible = {(int(max(p)), int(min(p))) for p in pips}
+        # a reading of the hole that makes it a tile seen elsewhere is ruled out (a set has
+        # one of each), unless that copy lies alone out of a hole's reach of every group: a
+        # stray or misread detection is weaker evidence than a hole one tile long (the
+        # conflict is noted, and the copy is reported as lying apart with the same value)
+        keys = [(int(max(p)), int(min(p))) for p in pips.tolist()]
+        apart = lone.copy()
+        if apart.any() and big.any():
+            apart[apart] = (d[np.ix_(apart, big)] > reach[np.ix_(apart, big)]).all(1)  # beyond one hole
+        visible = {k for k, a in zip(keys, apart) if not a}
+        strays = {k: r for r, (k, a) in enumerate(zip(keys, apart)) if a and k not in visible}
+        copies: dict[tuple[int, int], int] = {}  # for "a lone tile is not a second copy"
+        for k, a in zip(keys, apart):
+            if not a:
+                copies[k] = copies.get(k, 0) + 1
         obst = make_frames(np.concatenate([obstacles] + [g.corners[None] for g in gaps]), R)
         best: _Hypothesis | None = None
         for j in np.nonzero(other.any(1))[0]:
@@ -228,13 +259,15 @@ def bridge(board: Board, forest: Forest, obstacles: np.ndarray, next_id: int,
                 quads = to_image(frames, np.full(len(local), j), local)
                 end_on = np.array([kind in END_ON for _, kind in shapes])
                 for hyp in _hypotheses(quads, end_on, int(j), half, targets, frames, pips, forest, obst, R, visible,
-                                       lone):
+                                       lone, strays, bool(short[j]), copies):
                     if hyp.cost > GAP_TOUCH:
                         continue
                     # the rules' preference: a spinner or chickie short of an arm or toe with
                     # play beyond it is a violation, so a reading that fills its empty slot wins;
                     # a missing double should pick up all the arms or toes around its place
                     hyp.rank = hyp.cost - (SHORT_DOUBLE_BONUS if short[hyp.source] or short[hyp.target] else 0.0)
+                    if hyp.copy_of is not None:
+                        hyp.rank += STRAY_COPY_PENALTY
                     if hyp.double:
                         hyp.rank -= 0.3 * _attachments(hyp, frames, comp, forest)
                     if best is None or hyp.rank < best.rank:
@@ -247,6 +280,10 @@ def bridge(board: Board, forest: Forest, obstacles: np.ndarray, next_id: int,
         if best.half_at_target != best.half_at_source:
             vals[best.half_at_target] = v_tgt
         row = board.add(best.corners, next_id + len(gaps), (vals[0], vals[1]))
+        if best.copy_of is not None:
+            notes.append(f"the tile missing between tiles {board.ids[best.source]} and {board.ids[best.target]} "
+                         f"reads as {max(vals)}-{min(vals)}, which is also seen on tile {board.ids[best.copy_of]} "
+                         "lying apart from the layout: one of the two is misread or a stray")
         forest.add(vals[0] == vals[1])
         gaps.append(Gap(board.ids[row], (vals[0], vals[1]), best.corners,
                         (int(board.ids[best.source]), int(board.ids[best.target]))))
@@ -271,7 +308,10 @@ END_ON = ("along", "turn", "arm", "toe")
 
 def _hypotheses(quads: np.ndarray, end_on: np.ndarray, j: int, half: int | None, targets: np.ndarray, frames: Frames,
                 pips: np.ndarray, forest: Forest, obstacles: Frames, ratio: float,
-                visible: set[tuple[int, int]], lone: np.ndarray) -> list[_Hypothesis]:
+                visible: set[tuple[int, int]], lone: np.ndarray,
+                strays: dict[tuple[int, int], int] | None = None,
+                double_to_lone: bool = True,
+                seen: dict[tuple[int, int], int] | None = None) -> list[_Hypothesis]:
     """Placements among `quads` for a missing tile next to tile j that also touch a tile
     of another group, and lie clear of everything else (the cheapest per placement).
 
@@ -288,10 +328,11 @@ def _hypotheses(quads: np.ndarray, end_on: np.ndarray, j: int, half: int | None,
     a = contact_table(hf, frames, hi, ti)
     b = contact_table(frames, hf, ti, hi)
     found: dict[int, _Hypothesis] = {}
-    seen: dict[tuple[int, int], int] = {}
-    for p in pips.tolist():
-        key = (max(p), min(p))
-        seen[key] = seen.get(key, 0) + 1
+    if seen is None:
+        seen = {}
+        for p in pips.tolist():
+            key = (max(p), min(p))
+            seen[key] = seen.get(key, 0) + 1
     # where the hypothesis meets tile j (to know which of its halves faces j)
     jc = frames.ends[j, half] if half is not None else frames.centre[j]
     dist_j = np.linalg.norm(hf.ends - jc[None, None, :], axis=2)  # (S, 2)
@@ -313,7 +354,10 @@ def _hypotheses(quads: np.ndarray, end_on: np.ndarray, j: int, half: int | None,
                 if a.dist[k, e] <= TOUCH and a.dist[k, e] >= -OVERLAP and a.facing[k, e] > 0.5:
                     th = 0 if a.local[k, e, 1] < 0 else 1
                     if doubles_t or (t, th) not in forest.used:
-                        options.append((0.5 * max(a.dist[k, e], 0) + 0.3 * (1 - a.facing[k, e]), e, th, quads[h]))
+                        base = 0.5 * max(a.dist[k, e], 0)
+                        held = base + 0.3 * (1 - a.facing[k, e])
+                        fit = _square(a.local[k, e], a.direction[k, e], ratio, a.facing[k, e])
+                        options.append((held if doubles_t else base + 0.3 * (1 - fit), e, th, quads[h], held))
         for e in (0, 1):  # target t's end e against the hypothesis
             if (t, e) in forest.used and not doubles_t:
                 continue
@@ -324,7 +368,11 @@ def _hypotheses(quads: np.ndarray, end_on: np.ndarray, j: int, half: int | None,
             on_end = abs(py) - ratio / 2 > abs(px) - 0.5  # against the hypothesis' short end
             if not end_on[h] or h_half == src_half or not on_end:
                 if deep[h] <= 0.12:
-                    options.append((0.5 * max(b.dist[k, e], 0) + 0.3 * (1 - b.facing[k, e]), h_half, e, quads[h]))
+                    base = 0.5 * max(b.dist[k, e], 0)
+                    fit = _square(b.local[k, e], b.direction[k, e], ratio, b.facing[k, e])
+                    # (a double, inferred or touched, is held to `facing`: where along its side
+                    # an end lands matters)
+                    options.append((base + 0.3 * (1 - fit), h_half, e, quads[h], base + 0.3 * (1 - b.facing[k, e])))
                 continue
             # end to end on both sides: refit the tile between the two ends it must touch
             fit = _refit(hf, h, src_half, frames.ends[t, e])
@@ -333,21 +381,39 @@ def _hypotheses(quads: np.ndarray, end_on: np.ndarray, j: int, half: int | None,
             cost, corners = fit
             if overlap(corners, obstacles, ratio) > 0.12:
                 continue
-            options.append((cost + 0.3 * (1 - b.facing[k, e]), h_half, e, corners))
-        for cost, h_half, t_half, corners in options:
+            options.append((cost + 0.3 * (1 - b.facing[k, e]), h_half, e, corners, None))
+        for cost, h_half, t_half, corners, cost_as_double in options:
             v_src = int(pips[j][half if half is not None else 0])
             v_tgt = int(pips[t][t_half])
+            if v_src == v_tgt and cost_as_double is not None:
+                cost = cost_as_double
             if h_half == src_half and v_src != v_tgt:
                 continue  # both neighbours on one half: only a double (crosswise) does that
-            if (max(v_src, v_tgt), min(v_src, v_tgt)) in visible:
+            value = (max(v_src, v_tgt), min(v_src, v_tgt))
+            if value in visible or (strays is not None and strays.get(value) == t):
                 continue
-            if lone[t] and (cost > 0.15 or seen[(max(pips[t]), min(pips[t]))] > 1):
+            if lone[t] and (cost > 0.15 or seen.get((max(pips[t]), min(pips[t])), 1) > 1):
                 continue  # a lone tile must sit squarely, and not be a second copy of a tile
+            if lone[t] and v_src == v_tgt and not double_to_lone:
+                continue  # (see `bridge`: only an ordinary tile joins a lone tile to a free end)
             cand = _Hypothesis(corners, j, half if half is not None else 0, src_half, t, t_half, h_half,
-                               float(cost), double=v_src == v_tgt)
-            if h not in found or cand.cost < found[h].cost:
+                               float(cost), double=v_src == v_tgt, copy_of=(strays or {}).get(value))
+            if h not in found or _weight(cand) < _weight(found[h]):
                 found[h] = cand
     return list(found.values())
+
+
+def _weight(hyp: _Hypothesis) -> float:
+    return hyp.cost + (STRAY_COPY_PENALTY if hyp.copy_of is not None else 0.0)
+
+
+def _square(local: np.ndarray, direction: np.ndarray, ratio: float, facing: float) -> float:
+    """How well an end meets an ordinary tile: `ContactTable.facing` (aimed at the
+    touched tile's centre), or, if better, the cosine between the end's outward direction
+    and the normal of the side it lands on. Facing undersells an end laid squarely
+    against a long side near its far end, which is how an arm turns a corner."""
+    on_end = abs(local[1]) - ratio / 2 > abs(local[0]) - 0.5
+    return max(float(facing), float(abs(direction[1]) if on_end else abs(direction[0])))
 
 
 def _refit(hf: Frames, h: int, src_half: int, target_end: np.ndarray) -> tuple[float, np.ndarray] | None:

@@ -181,3 +181,27 @@ def quads_overlap_depth(a: Frames, b: Frames, ia: np.ndarray, ib: np.ndarray) ->
         return np.zeros(0)
     d = rect_distance(to_local(b, ib, _samples(a, ia)), b.ratio)
     return -d.min(1)
+
+
+def closest_gap(frames: Frames, rows: np.ndarray, others: np.ndarray, within: float = np.inf) -> np.ndarray:
+    """For each tile in `rows`, how close (tile widths) it comes to any tile in `others`:
+    the least of end-to-outline and corner-to-outline distances, both ways round.
+    Pairs whose outlines cannot come within `within` tile widths are not measured
+    (inf where nothing is)."""
+    rows, others = np.asarray(rows, int), np.asarray(others, int)
+    out = np.full(len(rows), np.inf)
+    if len(rows) == 0 or len(others) == 0:
+        return out
+    d = np.linalg.norm(frames.centre[rows][:, None, :] - frames.centre[others][None, :, :], axis=2)
+    half = np.hypot(frames.length, frames.width) / 2  # centre to corner
+    wide = np.maximum(frames.width[rows][:, None], frames.width[others][None, :])
+    ri, oi = np.nonzero(d <= half[rows][:, None] + half[others][None, :] + within * wide)
+    if len(ri) == 0:
+        return out
+    ia, ib = rows[ri], others[oi]
+    tab = contact_table(frames, frames, ia, ib)
+    tab2 = contact_table(frames, frames, ib, ia)
+    closest = np.minimum(np.minimum(tab.dist.min(1), tab.corner_dist.min(1)),
+                         np.minimum(tab2.dist.min(1), tab2.corner_dist.min(1)))
+    np.minimum.at(out, ri, closest)
+    return out
