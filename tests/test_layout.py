@@ -418,6 +418,48 @@ def test_a_stray_reading_as_the_missed_tile_does_not_veto_the_gap() -> None:
     assert any("999" in a for a in out["ambiguities"])  # the conflict is said, not hidden
 
 
+def test_a_short_double_verdict_says_a_missed_tile_would_explain_it() -> None:
+    from vision.layout_pixels import second_look
+    from vision.synth.table import render_table
+
+    scene = render_table(np.random.default_rng(5001), (1280, 960), 12, plant_kind=None)
+    victim = _structural_leaf(scene)
+    rules = HouseRules.from_dict(scene.meta["rules"])
+    up = [TileDetection(t.id, t.corners, 1.0, False, t.pips, 1.0) for t in scene.tiles
+          if not t.face_down and t.id != victim]
+    down = [TileDetection(t.id, t.corners, 1.0, True) for t in scene.tiles if t.face_down]
+    out = audit_detections(up, down, 12, rules)
+    slot = [v for v in out["violations"] if v["rule"] in ("spinner_arms_unfinished", "chickie_unfinished")]
+    assert slot and all(v.get("unless_missed") and v.get("rests_on") for v in slot)
+    # the photo shows the missed tile there: withdrawn
+    assert second_look(scene.image, 1.0, out, rules.spinner_arms)["violations"] == []
+
+
+def test_a_real_unfinished_chickie_is_confirmed_by_the_photo() -> None:
+    from vision.layout_pixels import second_look
+    from vision.synth.table import render_table
+
+    scene = render_table(np.random.default_rng(5002), (1280, 960), 12, plant_kind="chickie_unfinished")
+    rules = HouseRules.from_dict(scene.meta["rules"])
+    up = [TileDetection(t.id, t.corners, 1.0, False, t.pips, 1.0) for t in scene.tiles if not t.face_down]
+    down = [TileDetection(t.id, t.corners, 1.0, True) for t in scene.tiles if t.face_down]
+    out = audit_detections(up, down, 12, rules)
+    (v,) = out["violations"]
+    assert v["rule"] == "chickie_unfinished" and v["unless_missed"]  # from the tiles alone: unproven
+    (v,) = second_look(scene.image, 1.0, out, rules.spinner_arms)["violations"]
+    assert v["rule"] == "chickie_unfinished" and "unless_missed" not in v and v["photo_checked"]
+
+
+def test_slot_verdicts_are_marked_in_the_cli_report(capsys) -> None:
+    from service.commands.audit import print_report
+
+    plan = plan_table(np.random.default_rng(200), plant_kind="chickie_unfinished")
+    _, out, _ = _read(plan, JITTER)
+    print_report(out)
+    text = capsys.readouterr().out
+    assert "chickie_unfinished" in text and "unproven: a tile the detector missed" in text
+
+
 def test_strays_reading_as_the_missed_tile_and_as_its_neighbour_do_not_hide_the_gap() -> None:
     # two false detections lying apart read as the missed tile and as the leaf beyond it
     plan, (victim, leaf) = _plan_with_leaf_beyond_a_hole()

@@ -123,7 +123,8 @@ def draw_audit(bgr: np.ndarray, audit: dict[str, Any], to_pixels: float = 1.0, m
     y = int(10 * scale)
     lines = [(audit.get("message") or audit.get("status", ""), WHITE)]
     for k, v in enumerate(audit.get("violations", []), 1):
-        for i, line in enumerate(_wrap(f"{k}. {v['message']}", 90)):
+        text = f"{k}. {v['message']}" + (" (unproven: a missed tile would explain it)" if v.get("unless_missed") else "")
+        for i, line in enumerate(_wrap(text, 90)):
             lines.append((("   " if i else "") + line, RED))
     if not audit.get("violations") and audit.get("layout", {}).get("spinner") is not None:
         lines.append(("no violations", GREEN))

@@ -17,7 +17,9 @@ Steps:
    reported as ambiguities.
 5. `audit_photo` (here) runs the engine's audit on that reading, gives the photo a
    second look before calling a double unfinished (`layout_pixels`), and returns the
-   report the CLI and the web API both print.
+   report the CLI and the web API both print. A verdict that a spinner or chickie was
+   left short rests on a tile not being seen; where one missed detection would
+   explain it, the report says so (`unless_missed`) until the photo shows bare table.
 
 Loose tiles (hands, boneyard, stray detections) lie apart from the layout and are left
 out of it; face-down tiles only ever block. A photo with no layout, several layouts, or
@@ -34,7 +36,7 @@ import numpy as np
 
 from engine import AuditReport, HouseRules, Layout, LayoutEdge, LayoutTile, audit_layout
 
-from .layout_gaps import Board, Gap, bridge, in_row
+from .layout_gaps import Board, Gap, bridge, empty_slots, in_row
 from .layout_geometry import closest_gap, estimate_ratio, make_frames, near_pairs, quads_overlap_depth
 from .layout_links import Link, contacts, link
 from .types import Recognition, TileDetection
@@ -334,6 +336,7 @@ def reading_to_dict(reading: LayoutReading, detections: Sequence[TileDetection] 
         open_ends = [{"tile": o.tile_id, "value": o.value, "free": o.free, "playable_now": o.playable_now,
                       "accepts": o.accepts} for o in report.open_ends]
         violations = [v.to_dict() for v in report.violations]
+        _mark_slot_verdicts(reading, violations)
     return {
         "status": reading.status,
         "message": reading.message,
@@ -349,6 +352,79 @@ def reading_to_dict(reading: LayoutReading, detections: Sequence[TileDetection] 
         "face_down_tiles": list(reading.face_down),
         "warnings": _warnings(reading),
     }
+
+
+SLOT_RULES = ("spinner_arms_unfinished", "chickie_unfinished")
+"""Verdicts that rest on a tile not being there (a double left short of arms or toes)."""
+
+
+def _mark_slot_verdicts(reading: LayoutReading, violations: list[dict[str, Any]]) -> None:
+    """Say what each short-double verdict rests on, and whether one missed detection
+    would explain it as well.
+
+    "Play went past a double that still lacks an arm or toe" is the one kind of verdict
+    built on something not being seen; a tile the detector missed in the empty place
+    looks exactly the same from the detections. So each such violation gets
+    `rests_on` (the doubles whose shortness it needs; the photo's second look withdraws
+    it when their empty place shows a tile) and, where a single missed tile in an empty
+    place beside one of them would make the layout legal, `unless_missed` (those
+    doubles): the verdict stands, as an unproven one, until a look at the photo shows
+    bare table there (see `vision.layout_pixels`)."""
+    report = reading.report
+    if report is None or not any(v["rule"] in SLOT_RULES for v in violations):
+        return
+    rules = report.rules
+    arms = rules.spinner_arms if rules is not None else 4
+    missing = {c.tile_id: c.missing for c in report.chickies}
+    unfinished = [t for t, m in missing.items() if m]
+    children: dict[int, list[int]] = {}
+    for t, p in report.parents.items():
+        if p is not None:
+            children.setdefault(p, []).append(t)
+
+    def beyond(t: int) -> set[int]:
+        out: set[int] = set()
+        stack = [(c, 1) for c in children.get(t, [])]
+        while stack:
+            node, depth = stack.pop()
+            if depth >= 2:
+                out.add(node)
+            stack.extend((c, depth + 1) for c in children.get(node, []))
+        return out
+
+    pts = [reading.corners[t] for t, p in reading.pips.items() if t in reading.corners]
+    if not pts:
+        return
+    ratio = estimate_ratio(np.stack(pts))
+    obstacles = make_frames(np.stack(list(reading.corners.values())), ratio)
+    room: dict[int, bool] = {}
+
+    def has_room(d: int) -> bool:
+        if d not in room:
+            p = report.parents.get(d)
+            room[d] = d in reading.corners and bool(
+                empty_slots(reading.corners[d], reading.corners.get(p) if p is not None else None, obstacles, ratio))
+        return room[d]
+
+    for v in violations:
+        if v["rule"] == "spinner_arms_unfinished" and report.spinner_id is not None:
+            rests = [report.spinner_id]
+            one_short = len(report.arms) == arms - 1
+        elif v["rule"] == "chickie_unfinished":
+            tiles = set(v["tiles"])
+            alone = [c for c in unfinished if tiles == {c} | beyond(c)]
+            if alone:  # play went on beyond this chickie
+                rests = alone[:1]
+                one_short = missing[rests[0]] == 1
+            else:  # several chickies unfinished at once
+                rests = [c for c in unfinished if c in tiles]
+                one_short = len(rests) == 2
+        else:
+            continue
+        v["rests_on"] = rests
+        explain = [d for d in rests if one_short and missing.get(d, 1) == 1 and has_room(d)]
+        if explain:
+            v["unless_missed"] = explain
 
 
 def _warnings(reading: LayoutReading) -> list[str]:

@@ -127,6 +127,31 @@ def shapes_from_double(ratio: float) -> list[tuple[np.ndarray, str]]:
     return shapes
 
 
+def empty_slots(double: np.ndarray, parent: np.ndarray | None, obstacles: Frames, ratio: float) -> list[np.ndarray]:
+    """Places beside a double (its corners) where a tile could lie that no detection
+    covers: the arms of a spinner (no parent), or the toes of a chickie on the side
+    away from its parent. Quads in the coordinates of `double` and `obstacles`."""
+    frame = make_frames(np.asarray(double, np.float64)[None], ratio)
+    shapes = shapes_from_double(ratio)
+    quads = to_image(frame, np.zeros(len(shapes), int), np.stack([sh for sh, _ in shapes]))
+    side = None
+    if parent is not None:
+        rel = (np.asarray(parent, np.float64).mean(0) - frame.centre[0]) @ frame.to_local[0, :2, :]
+        side = np.sign(rel[0])
+    out = []
+    for (local, kind), quad in zip(shapes, quads):
+        centre = local.mean(0)
+        if side is not None:  # a chickie: toes leave the side away from its parent
+            if np.sign(centre[0]) == side or abs(centre[0]) < 0.3:
+                continue
+        elif kind == "toe":
+            continue  # the spinner takes arms, not 45-degree toes
+        if overlap(quad, obstacles, ratio) > 0.1:
+            continue
+        out.append(quad)
+    return out
+
+
 @dataclass
 class _Hypothesis:
     corners: np.ndarray

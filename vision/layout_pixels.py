@@ -7,9 +7,13 @@ from a real breach. The pixels can tell: where the slot is empty the table shows
 through; where the detector missed a tile, the slot looks like the tiles around it.
 
 So for each such verdict, the empty slots of the double are compared with the tile
-faces nearby and with the table around the slot (median colours in Lab); a slot that
-looks like tile withdraws the verdict, which becomes a warning to retake the photo.
-When tiles and table look alike, nothing is withdrawn: the engine's verdict stands.
+faces nearby and with the table around the slot (their main colours in Lab: a face
+and its pips, a cloth and its pattern); a slot that looks like tile withdraws the
+verdict, which becomes a warning to retake the photo. Where every empty slot shows
+table, the verdict is confirmed by the photo: its `unless_missed` mark (set by
+`vision.layout` when one missed tile would explain it) is taken off and
+`photo_checked` set. When tiles and table look alike, nothing is withdrawn and the
+mark stays: the verdict stands, unproven.
 """
 from __future__ import annotations
 
@@ -18,8 +22,8 @@ from typing import Any
 import cv2
 import numpy as np
 
-from .layout_gaps import overlap, shapes_from_double
-from .layout_geometry import estimate_ratio, make_frames, to_image
+from .layout_gaps import empty_slots
+from .layout_geometry import estimate_ratio, make_frames
 
 SLOT_RULES = ("spinner_arms_unfinished", "chickie_unfinished")
 TILE_LIKE = 0.4
@@ -67,17 +71,23 @@ def slot_looks_occupied(lab: np.ndarray, slot: np.ndarray, tiles_near: list[np.n
     shape = crop.shape[:2]
     local_tiles = [q - off for q in all_tiles if (np.abs(q.mean(0) - c) < reach * 2).all()]
     inner = _mask(shape, [slot - off], 0.7)
-    ring = _mask(shape, [slot - off], 2.2) & ~_mask(shape, [slot - off], 1.1) & ~_mask(shape, local_tiles, 1.15)
+    # the table around the slot, clear of it by more than a guessed slot is off from a
+    # missed tile (otherwise that tile's own face passes for table)
+    ring = _mask(shape, [slot - off], 2.4) & ~_mask(shape, [slot - off], 1.3) & ~_mask(shape, local_tiles, 1.15)
     faces_img = _mask(shape, [q - off for q in tiles_near], 0.75)
     if inner.sum() < 20 or ring.sum() < 20 or faces_img.sum() < 20:
         return None
-    tile_c = np.median(crop[faces_img], axis=0)
     table = _colours(crop[ring])  # a patterned cloth has more than one colour
-    if np.linalg.norm(table - tile_c, axis=1).min() < MIN_CONTRAST:
+    # a tile has more than one colour too (its face and its pips: a median of the two
+    # can sit nearer a dark cloth than the face itself); colours the table also shows
+    # say nothing
+    faces = _colours(crop[faces_img])
+    faces = faces[np.linalg.norm(faces[:, None, :] - table[None], axis=2).min(1) >= MIN_CONTRAST]
+    if not len(faces):
         return None
     px = crop[inner]
     to_table = np.linalg.norm(px[:, None, :] - table[None], axis=2).min(1)
-    closer = np.linalg.norm(px - tile_c, axis=1) < to_table
+    closer = np.linalg.norm(px[:, None, :] - faces[None], axis=2).min(1) < to_table
     return bool(closer.mean() >= TILE_LIKE)
 
 
@@ -119,40 +129,45 @@ def second_look(bgr: np.ndarray, to_pixels: float, audit: dict[str, Any], rules_
     everything = list(tiles.values())
     obstacles = make_frames(np.stack(everything), ratio)
     lab = _LabCache(bgr)
-    seen_tile: dict[int, bool] = {}
+    seen_tile: dict[int, bool | None] = {}
     for d in short:
         if d not in tiles:
             continue
-        frame = make_frames(tiles[d][None], ratio)
-        shapes = shapes_from_double(ratio)
-        quads = to_image(frame, np.zeros(len(shapes), int), np.stack([s for s, _ in shapes]))
         parent = parents.get(d)
-        side = None
-        if parent is not None and parent in tiles:
-            rel = (tiles[parent].mean(0) - tiles[d].mean(0)) @ (frame.to_local[0, :2, :])
-            side = np.sign(rel[0])
         near = [tiles[d]] + [tiles[t] for t in children.get(d, []) + ([parent] if parent is not None else [])
                              if t in tiles]
-        verdict = False
-        for (local, kind), quad in zip(shapes, quads):
-            centre = local.mean(0)
-            if side is not None:  # a chickie: toes leave the side away from its parent
-                if np.sign(centre[0]) == side or abs(centre[0]) < 0.3:
-                    continue
-            elif kind == "toe":
-                continue  # the spinner takes arms, not 45-degree toes
-            if overlap(quad, obstacles, ratio) > 0.1:
-                continue
-            if slot_looks_occupied(lab, quad, near, everything):
+        # True: a slot shows a tile; False: every empty slot shows table (or there is none);
+        # None: some slot cannot be told from the table
+        verdict: bool | None = False
+        for quad in empty_slots(tiles[d], tiles.get(parent) if parent is not None else None, obstacles, ratio):
+            look = slot_looks_occupied(lab, quad, near, everything)
+            if look:
                 verdict = True
                 break
+            if look is None:
+                verdict = None
         seen_tile[d] = verdict
+    # where the photo shows bare table in every empty place, a missed tile no longer explains it
+    for v in audit["violations"]:
+        if "unless_missed" in v:
+            v["unless_missed"] = [d for d in v["unless_missed"] if seen_tile.get(d) is not False]
+            if not v["unless_missed"]:
+                del v["unless_missed"]
+                v["photo_checked"] = True
     withdrawn = [d for d, v in seen_tile.items() if v]
     if not withdrawn:
         return audit
     keep = []
     for v in audit["violations"]:
-        if v["rule"] in SLOT_RULES and any(d in v["tiles"] for d in withdrawn):
+        if v["rule"] not in SLOT_RULES:
+            keep.append(v)
+            continue
+        rests = v.get("rests_on")
+        if rests is None:  # a report from elsewhere: any short double among its tiles
+            gone = any(d in v["tiles"] for d in withdrawn)
+        else:  # "several chickies unfinished at once" needs two of them still short
+            gone = len([d for d in rests if d not in withdrawn]) < (2 if len(rests) >= 2 else 1)
+        if gone:
             audit.setdefault("warnings", []).append(
                 f"not reported: {v['message']} - the photo shows a tile in the empty place that could not "
                 "be read; take the photo again to be sure")

@@ -100,6 +100,12 @@ def print_report(r: dict[str, Any]) -> None:
         print(f"  {len(r['violations'])} violation(s):")
         for v in r["violations"]:
             print(f"    [{v['rule']}] {v['message']} (tiles {', '.join(map(str, v['tiles']))})")
+            if v.get("unless_missed"):
+                beside = ", ".join(_tile(r, d) for d in v["unless_missed"])
+                print(f"      unproven: a tile the detector missed beside {beside} would explain this as well; "
+                      "nothing in the picture shows the place is empty")
+            elif v.get("photo_checked"):
+                print("      the photo shows bare table where the missing tile would lie")
     elif lay.get("spinner") is not None:
         print("  no violations")
     for g in r.get("gaps", []):
