@@ -477,3 +477,30 @@ def test_strays_reading_as_the_missed_tile_and_as_its_neighbour_do_not_hide_the_
     assert out["violations"] == [], out["violations"]
     assert {998, 999} <= set(out["loose_tiles"])
     assert sum("lies apart from the layout" in x for x in out["warnings"]) == 2
+
+
+def test_second_look_keeps_a_chickie_still_short_after_the_tile_it_shows(monkeypatch) -> None:
+    """A chickie short of two toes, one of them a tile the detector missed: the photo
+    shows that one, but the chickie still lacks a toe, so the verdict stands."""
+    import vision.layout_pixels as pixels
+    from vision.synth.table import render_table
+
+    scene = render_table(np.random.default_rng(5005), (1280, 960), 12, plant_kind="chickie_unfinished")
+    lay = scene.layout
+    kids: dict[int, list[int]] = {}
+    for e in lay["edges"]:
+        kids.setdefault(e["to"], []).append(e["from"])
+    chickie = next(t for t in scene.meta["planted"][0]["tiles"] if len(set(lay["pips"][str(t)])) == 1)
+    toe = next(t for t in kids[chickie] if not kids.get(t))  # the toe the detector misses
+    rules = HouseRules.from_dict(scene.meta["rules"])
+    up = [TileDetection(t.id, t.corners, 1.0, False, t.pips, 1.0) for t in scene.tiles
+          if not t.face_down and t.id != toe]
+    down = [TileDetection(t.id, t.corners, 1.0, True) for t in scene.tiles if t.face_down]
+    out = audit_detections(up, down, 12, rules)
+    assert [c["missing"] for c in out["layout"]["chickies"] if c["tile"] == chickie] == [2]
+    looks: list[bool | None] = []
+    look = pixels.slot_looks_occupied
+    monkeypatch.setattr(pixels, "slot_looks_occupied", lambda *a: looks.append(look(*a)) or looks[-1])
+    out = pixels.second_look(scene.image, 1.0, out, rules.spinner_arms)
+    assert True in looks  # the missed toe is seen in the photo...
+    assert "chickie_unfinished" in [v["rule"] for v in out["violations"]]  # ...and one is still lacking

@@ -7,8 +7,8 @@ from a real breach. The pixels can tell: where the slot is empty the table shows
 through; where the detector missed a tile, the slot looks like the tiles around it.
 
 So for each such verdict, the empty slots of the double are compared with the tile
-faces nearby and with the table around the slot (their main colours in Lab: a face
-and its pips, a cloth and its pattern); a slot that looks like tile withdraws the
+faces nearby and with the table around the slot (in Lab: the faces' commonest colour,
+the colours of a cloth and its pattern); a slot that looks like tile withdraws the
 verdict, which becomes a warning to retake the photo. Where every empty slot shows
 table, the verdict is confirmed by the photo: its `unless_missed` mark (set by
 `vision.layout` when one missed tile would explain it) is taken off and
@@ -22,7 +22,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from .layout_gaps import empty_slots
+from .layout_gaps import empty_slots, overlap
 from .layout_geometry import estimate_ratio, make_frames
 
 SLOT_RULES = ("spinner_arms_unfinished", "chickie_unfinished")
@@ -78,21 +78,21 @@ def slot_looks_occupied(lab: np.ndarray, slot: np.ndarray, tiles_near: list[np.n
     if inner.sum() < 20 or ring.sum() < 20 or faces_img.sum() < 20:
         return None
     table = _colours(crop[ring])  # a patterned cloth has more than one colour
-    # a tile has more than one colour too (its face and its pips: a median of the two
-    # can sit nearer a dark cloth than the face itself); colours the table also shows
-    # say nothing
-    faces = _colours(crop[faces_img])
-    faces = faces[np.linalg.norm(faces[:, None, :] - table[None], axis=2).min(1) >= MIN_CONTRAST]
-    if not len(faces):
+    # the tile's colour is its face: the main colour of the faces nearby (a median
+    # drifts towards the pips where they are many, and pips may share a colour with
+    # the cloth's pattern)
+    face = _colours(crop[faces_img], main=True)[0]
+    if np.linalg.norm(table - face, axis=1).min() < MIN_CONTRAST:
         return None
     px = crop[inner]
     to_table = np.linalg.norm(px[:, None, :] - table[None], axis=2).min(1)
-    closer = np.linalg.norm(px[:, None, :] - faces[None], axis=2).min(1) < to_table
+    closer = np.linalg.norm(px - face, axis=1) < to_table
     return bool(closer.mean() >= TILE_LIKE)
 
 
-def _colours(px: np.ndarray, k: int = 3) -> np.ndarray:
-    """The main colours of the table around a slot (k-means in Lab, at most k)."""
+def _colours(px: np.ndarray, k: int = 3, main: bool = False) -> np.ndarray:
+    """The main colours of a patch (k-means in Lab, at most k, each a tenth of it or
+    more), or with `main` only the commonest."""
     if len(px) > 3000:
         px = px[np.linspace(0, len(px) - 1, 3000).astype(int)]
     k = min(k, len(px))
@@ -100,6 +100,8 @@ def _colours(px: np.ndarray, k: int = 3) -> np.ndarray:
     cv2.setRNGSeed(0)
     _, labels, centres = cv2.kmeans(px.astype(np.float32), k, None, crit, 2, cv2.KMEANS_PP_CENTERS)
     counts = np.bincount(labels.ravel(), minlength=k)
+    if main:
+        return centres[[int(np.argmax(counts))]]
     return centres[counts >= 0.1 * len(px)]
 
 
@@ -119,9 +121,14 @@ def second_look(bgr: np.ndarray, to_pixels: float, audit: dict[str, Any], rules_
     for e in lay["edges"]:
         children.setdefault(e["to"], []).append(e["from"])
     short = []
+    need_of: dict[int, int] = {}
     if lay.get("spinner") is not None and len(lay.get("arms", [])) < rules_arms:
         short.append(lay["spinner"])
-    short += [c["tile"] for c in lay.get("chickies", []) if c["missing"]]
+        need_of[lay["spinner"]] = rules_arms - len(lay.get("arms", []))
+    for c in lay.get("chickies", []):
+        if c["missing"]:
+            short.append(c["tile"])
+            need_of[c["tile"]] = c["missing"]
     if not short:
         return audit
     face_up = [tid for tid, p in pips.items() if p]
@@ -136,17 +143,22 @@ def second_look(bgr: np.ndarray, to_pixels: float, audit: dict[str, Any], rules_
         parent = parents.get(d)
         near = [tiles[d]] + [tiles[t] for t in children.get(d, []) + ([parent] if parent is not None else [])
                              if t in tiles]
-        # True: a slot shows a tile; False: every empty slot shows table (or there is none);
-        # None: some slot cannot be told from the table
-        verdict: bool | None = False
+        # True: empty slots show as many tiles as the double lacks; False: every empty
+        # slot shows table (or there is none); None: some slot cannot be told from table
+        need = max(1, need_of.get(d, 1))
+        shown: list[np.ndarray] = []
+        unclear = False
         for quad in empty_slots(tiles[d], tiles.get(parent) if parent is not None else None, obstacles, ratio):
+            if shown and overlap(quad, make_frames(np.stack(shown), ratio), ratio) > 0.1:
+                continue  # another guess at the place of a tile already seen
             look = slot_looks_occupied(lab, quad, near, everything)
             if look:
-                verdict = True
-                break
-            if look is None:
-                verdict = None
-        seen_tile[d] = verdict
+                shown.append(quad)
+                if len(shown) >= need:
+                    break
+            elif look is None:
+                unclear = True
+        seen_tile[d] = True if len(shown) >= need else (None if unclear or shown else False)
     # where the photo shows bare table in every empty place, a missed tile no longer explains it
     for v in audit["violations"]:
         if "unless_missed" in v:
