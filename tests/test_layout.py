@@ -504,3 +504,13 @@ def test_second_look_keeps_a_chickie_still_short_after_the_tile_it_shows(monkeyp
     out = pixels.second_look(scene.image, 1.0, out, rules.spinner_arms)
     assert True in looks  # the missed toe is seen in the photo...
     assert "chickie_unfinished" in [v["rule"] for v in out["violations"]]  # ...and one is still lacking
+
+
+def test_cli_eval_layout_explains_what_it_got_wrong(capsys) -> None:
+    from service.cli import main
+
+    assert main(["eval-layout", "--count", "6", "--bench", "0", "--json", "--explain", "--seed", "1"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert isinstance(out["explained"], list)
+    for x in out["explained"]:
+        assert x["notes"] and isinstance(x["table"], int)

@@ -171,6 +171,9 @@ def score_scene(plan: TablePlan, det: Detected, out: dict[str, Any]) -> SceneSco
         for t in (e["from"], e["to"]):
             nbrs[t] = nbrs.get(t, 0) + 1
     inner = sum(1 for t in det.dropped if t in nbrs and nbrs[t] >= 2)
+    notes: list[str] = []
+    if (not planted and out["violations"]) or planted_found is False:
+        notes = _explain(plan, det, out)
     return SceneScore(
         plant=planted[0]["rule"] if planted else None,
         tiles=len(lay["tiles"]),
@@ -186,7 +189,30 @@ def score_scene(plan: TablePlan, det: Detected, out: dict[str, Any]) -> SceneSco
         gaps_found=len(out["gaps"]),
         seconds=out["layout_seconds"],
         status=out["status"],
+        notes=notes,
     )
+
+
+def _explain(plan: TablePlan, det: Detected, out: dict[str, Any]) -> list[str]:
+    """What was reported and what the detector missed, for a table read wrongly."""
+    lay = plan.layout
+    pips = {int(k): v for k, v in lay["pips"].items()}
+    name = lambda t: f"{max(pips[t])}-{min(pips[t])}"  # noqa: E731
+    nbrs: dict[int, list[int]] = {}
+    for e in lay["edges"]:
+        nbrs.setdefault(e["from"], []).append(e["to"])
+        nbrs.setdefault(e["to"], []).append(e["from"])
+    lines = []
+    for v in out["violations"]:
+        labels = [det.truth_of.get(t) for t in v["tiles"]]
+        shown = ", ".join(name(x) if x is not None else "inferred/false" for x in labels)
+        lines.append(f"reported {v['rule']}: {v['message']} [{shown}]"
+                     + (" (unproven: one missed tile would explain it)" if v.get("unless_missed") else ""))
+    for t in det.dropped:
+        if t in pips:
+            end = "a leaf" if len(nbrs.get(t, [])) == 1 else f"between {len(nbrs.get(t, []))} tiles"
+            lines.append(f"missed layout tile {name(t)} ({end}: next to {', '.join(name(x) for x in nbrs.get(t, []))})")
+    return lines
 
 
 def evaluate(count: int, seed: int = 0, noise: Noise = Noise(), plant_share: float = 0.3,

@@ -17,6 +17,9 @@ def register(sub) -> None:
                    help="also render each photo and give it the audit's second look (slower: ~0.5 s a table)")
     p.add_argument("--bench", type=int, default=10, metavar="N",
                    help="time layout + audit on N tables of 55+ tiles (default 10; 0 to skip)")
+    p.add_argument("--explain", action="store_true",
+                   help="list each legal table with a violation reported (and each planted one missed): "
+                        "what was reported and which layout tiles the detector missed")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
@@ -29,9 +32,12 @@ def run(args) -> int:
     from vision.layout_eval import Noise, benchmark, evaluate
 
     noise = Noise(0.0, 0.0, 0.0, 0.0) if args.clean else Noise()
-    summary, _ = evaluate(args.count, args.seed, noise, args.plant_share, progress=not args.json,
-                          render=args.render)
+    summary, scores = evaluate(args.count, args.seed, noise, args.plant_share, progress=not args.json,
+                               render=args.render)
     summary["rendered"] = bool(args.render)
+    if args.explain:
+        summary["explained"] = [{"table": i, "plant": s.plant, "notes": s.notes}
+                                for i, s in enumerate(scores) if s.notes]
     if args.bench > 0:
         summary["benchmark"] = benchmark(args.bench, seed=args.seed)
     summary["noise"] = vars(noise)
@@ -39,6 +45,10 @@ def run(args) -> int:
         print(json.dumps(summary))
         return 0
     print_summary(summary)
+    for x in summary.get("explained", []):
+        print(f"  table {x['table']} ({'planted ' + x['plant'] + ', not reported' if x['plant'] else 'legal'}):")
+        for line in x["notes"]:
+            print(f"    {line}")
     return 0
 
 
