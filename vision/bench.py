@@ -28,6 +28,14 @@ def _photo_bytes(size: tuple[int, int], seed: int, n_tiles: int) -> bytes:
     return buf.tobytes()
 
 
+def _table_frame_bytes(size: tuple[int, int], seed: int) -> bytes:
+    """A webcam frame of a table in play: many more tiles to read than a hand."""
+    from .synth.table import render_table
+
+    img = render_table(np.random.default_rng(seed), size, set_max=9).image
+    return cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
+
+
 def _time(fn, repeat: int) -> list[float]:
     fn()  # warm-up
     out = []
@@ -41,8 +49,11 @@ def _time(fn, repeat: int) -> list[float]:
 def run_bench(recognizer: Recognizer | None = None, repeat: int = 10) -> dict:
     rec = recognizer or Recognizer()
     results = {}
-    for label, size, n in (("frame_1280x720", (1280, 720), 10), ("photo_12mp_4000x3000", (4000, 3000), 10)):
-        data = _photo_bytes(size, 7, n)
+    cases = (("frame_1280x720", lambda: _photo_bytes((1280, 720), 7, 10)),
+             ("photo_12mp_4000x3000", lambda: _photo_bytes((4000, 3000), 7, 10)),
+             ("table_frame_1280x720", lambda: _table_frame_bytes((1280, 720), 3)))
+    for label, make in cases:
+        data = make()
         decode = _time(lambda: load_image(data), repeat)
         img = load_image(data)
         detect = _time(lambda: rec.detector.detect(img.bgr), repeat)
