@@ -8,10 +8,14 @@ from vision.rectify import CROP_L, CROP_W, obb_to_corners, rectify_tile
 from vision.synth.tileface import draw_tile, random_style
 
 
-def _crop(a: int, b: int, seed: int, shift: float = 0.0) -> np.ndarray:
+def _crop(a: int, b: int, seed: int, shift: float = 0.0, bar_rgb: tuple[int, int, int] = (10, 10, 10),
+          stud: bool | None = None) -> np.ndarray:
     rng = np.random.default_rng(seed)
     style = random_style(rng, 12)
-    style.bar_rgb, style.body = (10, 10, 10), (245, 245, 240)
+    style.bar_rgb, style.body = bar_rgb, (245, 245, 240)
+    style.pip_colours = [(10, 10, 10)] * 19
+    if stud is not None:
+        style.stud, style.stud_rgb = stud, (240, 238, 225)
     sp = draw_tile(style, a, b, 120, rng)
     canvas = np.full((sp.length + 80, sp.width + 80, 3), 60, np.uint8)
     alpha = sp.rgba[..., 3:4] / 255.0
@@ -31,6 +35,32 @@ def test_bar_is_found_in_the_middle_of_a_straightened_tile():
 def test_bar_follows_the_tile_when_the_outline_is_off_along_its_length():
     bar = find_bar(_crop(2, 6, 1, shift=0.05))
     assert bar is not None and bar[0] < CROP_L / 2 - 0.02 * CROP_L
+
+
+def _face_with_dots(dots: list[tuple[int, int]], radius: int = 6) -> np.ndarray:
+    import cv2
+
+    crop = np.full((CROP_L, CROP_W, 3), 235, np.uint8)
+    for x, y in dots:
+        cv2.circle(crop, (x, y), radius, (20, 20, 20), -1, cv2.LINE_AA)
+    return crop
+
+
+def test_a_row_of_pips_beside_the_centre_is_not_taken_for_the_bar():
+    # the lower pair of a 5 sits near the middle (measured on a rendered webcam frame); with a
+    # bar too faint to see, the old finder bridged the two dots across the centre fifth and the
+    # reader dropped them as "on the bar", reading the 5 as a 3
+    five = [(26, 31), (55, 29), (40, 46), (25, 62), (55, 60)]
+    three = [(52, 129), (37, 115), (23, 102)]
+    bar = find_bar(_face_with_dots(five + three))
+    assert bar is None or abs(bar[0] - CROP_L / 2) < 0.03 * CROP_L
+
+
+def test_bar_is_found_through_a_face_coloured_spinner_stud():
+    for seed in range(5):
+        bar = find_bar(_crop(4, 6, seed, stud=True))
+        assert bar is not None
+        assert abs(bar[0] - CROP_L / 2) < 0.03 * CROP_L
 
 
 def test_a_plain_face_has_no_bar():

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .onnx_yolo import input_size, letterbox, make_session, nms_axis, to_blob
+from .onnx_yolo import Letterbox, input_size, letterbox, make_session, nms_axis, to_blob
 from .rectify import CROP_L, CROP_W, PAD, rectify_tile
 
 
@@ -49,7 +49,7 @@ class TileReading:
 
 class PipReader:
     def __init__(self, path: str | Path, conf: float = 0.5, iou: float = 0.45, threads: int | None = None,
-                 max_pips: int = 18):
+                 max_pips: int = 18, pack: bool = False):
         self.session = make_session(path, threads)
         inp = self.session.get_inputs()[0]
         self.input_name = inp.name
@@ -58,19 +58,44 @@ class PipReader:
         self.conf = conf
         self.iou = iou
         self.max_pips = max_pips
+        self.pack = pack
 
     def read_crops(self, crops: list[np.ndarray]) -> list[TileReading]:
         if not crops:
             return []
-        boxed = [letterbox(c, self.size) for c in crops]
+        images, frames = self._layout(crops)
         outs = []
         if self.dynamic_batch:
-            for i in range(0, len(boxed), 32):
-                outs.extend(self.session.run(None, {self.input_name: to_blob([b[0] for b in boxed[i:i + 32]])})[0])
+            for i in range(0, len(images), 32):
+                outs.extend(self.session.run(None, {self.input_name: to_blob(images[i:i + 32])})[0])
         else:
-            for b in boxed:
-                outs.append(self.session.run(None, {self.input_name: to_blob([b[0]])})[0][0])
-        return [self._decode(o, lb, find_bar(c)) for o, (_, lb), c in zip(outs, boxed, crops)]
+            for im in images:
+                outs.append(self.session.run(None, {self.input_name: to_blob([im])})[0][0])
+        return [self._decode(outs[k], lb, find_bar(c)) for (k, lb), c in zip(frames, crops)]
+
+    def _layout(self, crops: list[np.ndarray]) -> tuple[list[np.ndarray], list[tuple[int, Letterbox]]]:
+        """Model inputs, and for each crop (input index, crop-to-input mapping).
+
+        A straightened crop is half as wide as the square input, so letterboxing one crop per
+        input spends half the pixels on grey; two crops side by side halve the pip reader's
+        cost. Dots of the neighbouring crop fall outside this crop's face and are dropped by
+        `_decode`, just as neighbours' dots in the crop's own margin are.
+        """
+        tw, th = self.size
+        if not (self.pack and all(c.shape[:2] == (CROP_L, CROP_W) for c in crops) and 2 * CROP_W <= tw
+                and CROP_L <= th):
+            boxed = [letterbox(c, self.size) for c in crops]
+            return [b[0] for b in boxed], [(i, b[1]) for i, b in enumerate(boxed)]
+        images, frames = [], []
+        top = (th - CROP_L) // 2
+        for i in range(0, len(crops), 2):
+            pair = crops[i:i + 2]
+            canvas = np.full((th, tw, 3), 114, np.uint8)
+            for x, c in zip(pack_offsets(len(pair), tw), pair):
+                canvas[top:top + CROP_L, x:x + CROP_W] = c
+                frames.append((len(images), Letterbox(1.0, x, top)))
+            images.append(canvas)
+        return images, frames
 
     def _decode(self, out: np.ndarray, lb, bar: tuple[float, float] | None = None) -> TileReading:
         score = out[4]
@@ -117,6 +142,13 @@ class PipReader:
         return self.read_crops(crops)
 
 
+def pack_offsets(n: int, width: int) -> list[int]:
+    """x of each of `n` (1 or 2) crops packed side by side, centred in an input `width` wide;
+    training images are packed by the same rule (`vision.training.pack_pips`)."""
+    left = (width - n * CROP_W) // 2
+    return [left + j * CROP_W for j in range(n)]
+
+
 def _split_row(ys: np.ndarray, band: tuple[float, float] = (0.36, 0.64)) -> float:
     """Where the divider is: the widest gap between dots near the middle of the crop.
 
@@ -141,6 +173,10 @@ def find_bar(crop: np.ndarray, band: tuple[float, float] = (0.36, 0.64)) -> tupl
     The bar is the one thing on a face that runs most of the way across it in an unbroken
     line; pips break every row they sit on into short runs. Rows near the middle whose
     longest run of "not face-coloured" pixels spans over 45 % of the tile's width are bar.
+    A spinner stud (often nearly face-coloured) can interrupt the bar at the centre, so a run
+    may bridge the centre fifth, but only if it reaches well beyond it on both sides: a row
+    through two pips next to the centre (the lower row of a 5) reaches just past it, and
+    taking that row for the bar drops both pips as "on the bar".
     """
     import cv2
 
@@ -150,24 +186,47 @@ def find_bar(crop: np.ndarray, band: tuple[float, float] = (0.36, 0.64)) -> tupl
     y0, y1 = int(h * band[0]), int(h * band[1])
     face = np.median(g[int(h * 0.1):int(h * 0.9), x0:x1].reshape(-1, 3), axis=0)
     diff = np.abs(g[y0:y1, x0:x1] - face).max(axis=2) > 28
-    # A spinner stud can interrupt the bar at the centre: treat the centre fifth as bar.
-    # Rows of pips still break into short runs, since no pip reaches that band's edge.
-    diff[:, int(w * 0.4) - x0:int(w * 0.6) - x0] = True
-    need = 0.45 * w
+    c0, c1 = int(w * 0.4) - x0, int(w * 0.6) - x0
+    bridged = diff.copy()
+    bridged[:, c0:c1] = True
+    need, reach = 0.45 * w, 0.2 * w
     rows = []
-    for i, row in enumerate(diff):
-        # longest run of True in this row
-        padded = np.concatenate([[0], row.astype(np.int8), [0]])
-        edges = np.flatnonzero(np.diff(padded))
-        if edges.size and (edges[1::2] - edges[::2]).max() >= need:
+    for i in range(diff.shape[0]):
+        if _longest_run(diff[i])[1] >= need:
+            rows.append(y0 + i)
+            continue
+        a, b = _run_through(bridged[i], (c0 + c1) // 2)
+        if b - a >= need and min(c0 - a, b - c1) >= reach:
             rows.append(y0 + i)
     if not rows:
         return None
     rows_arr = np.array(rows)
-    # keep the largest contiguous block of bar rows
+    # of the blocks of bar rows, the one nearest the middle (the outline is off by a few
+    # per cent at most); ties go to the thicker
     breaks = np.flatnonzero(np.diff(rows_arr) > 1)
     blocks = np.split(rows_arr, breaks + 1)
-    block = max(blocks, key=len)
+    block = min(blocks, key=lambda b: (abs(b.mean() - h / 2) - 0.5 * len(b)))
     if len(block) > 0.12 * h:  # a "bar" thicker than this is a shadow or the tile edge
         return None
     return float(block.mean()), float(len(block))
+
+
+def _longest_run(row: np.ndarray) -> tuple[int, int]:
+    """(start, length) of the longest run of True."""
+    padded = np.concatenate([[0], row.astype(np.int8), [0]])
+    edges = np.flatnonzero(np.diff(padded))
+    if not edges.size:
+        return 0, 0
+    lengths = edges[1::2] - edges[::2]
+    k = int(np.argmax(lengths))
+    return int(edges[2 * k]), int(lengths[k])
+
+
+def _run_through(row: np.ndarray, x: int) -> tuple[int, int]:
+    """[start, end) of the run of True containing index x (empty if row[x] is False)."""
+    if not row[x]:
+        return x, x
+    false = np.flatnonzero(~row)
+    left = false[false < x]
+    right = false[false > x]
+    return (int(left[-1]) + 1 if left.size else 0), (int(right[0]) if right.size else len(row))
