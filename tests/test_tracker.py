@@ -425,3 +425,19 @@ def test_a_layout_tile_read_as_another_tile_lying_another_way_has_not_left_the_t
     events = _feed(tracker, [[crosswise, arm, second]], repeat=6)
     assert not [e for e in events if e.kind in ("board_disturbed", "tile_played", "tile_taken_back")]
     assert not tracker.board[Tile(6, 6)].missing
+
+
+def test_a_place_read_back_as_the_misreading_it_was_corrected_from_is_not_flagged_twice():
+    """A 6-2 first read as a 5-2 is flagged, then read right and replaced; when the reader flips
+    back to 5-2 at the same place, that is the same misreading, not a take-back and a new play."""
+    cfg = GameConfig(2, 6, HouseRules())
+    tracker = Tracker(cfg, gate=_Still())
+    spinner, arm, _ = _three()
+    misread = _det(arm.corners, (5, 2))
+    events = _feed(tracker, [[spinner], [spinner, misread]])
+    assert [(e.tile, e.legal) for e in events if isinstance(e, TilePlayed)] == [("5-2", False)]
+    events = _feed(tracker, [[spinner, arm]], repeat=6)
+    assert [(e.tile, e.legal) for e in events if isinstance(e, TilePlayed)] == [("6-2", True)]
+    events = _feed(tracker, [[spinner, misread]], repeat=8)
+    assert not [e for e in events if e.kind in ("tile_played", "tile_taken_back")]
+    assert tracker.state.plays == 1

@@ -159,6 +159,9 @@ class Tracker:
         self.size: tuple[int, int] | None = None
         self._lost = False
         self._misreads: set[tuple[Tile, Tile]] = set()
+        self._superseded: set[tuple[Tile, Tile]] = set()
+        """(tile, reading) pairs: a tile flagged illegal on `reading` was read again as `tile` at
+        the same place and replaced."""
         self._reads_since_change = 0
         self._still = STILL_BEFORE_READ
         self._size_misses = 0
@@ -339,7 +342,14 @@ class Tracker:
             bt = self.board.get(old)
             if bt is None:
                 continue
+            if (old, tile) in self._superseded:
+                # this place read as `tile` before and was corrected to `old`: the reader
+                # flipping back is a misreading, not a second take-back of the same tile
+                self._misreads.add((old, tile))
+                continue
             if bt.status == "illegal" or self._is_last_play(bt):
+                if bt.status == "illegal":
+                    self._superseded.add((tile, old))
                 events.extend(self._take_back(bt, first))
                 found.append((tile, pose, first))
                 changed = True
