@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.correct import apply_rules, infer_set_max
+from vision.correct import apply_rules, drop_overlapping_boxes, infer_set_max
 from vision.pipreader import HalfReading, TileReading
 from vision.types import TileDetection
 
@@ -75,4 +75,43 @@ def test_touching_neighbours_that_read_alike_are_both_kept_for_the_duplicate_rul
     from vision.correct import drop_duplicate_boxes
 
     kept, _ = drop_duplicate_boxes([a, b], [r, r])
+    assert len(kept) == 2
+
+
+def _box(x0: float, y0: float, x1: float, y1: float, conf: float) -> TileDetection:
+    return TileDetection(0, np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32), conf)
+
+
+def _plain(a: int, b: int, bar: tuple[float, float] | None) -> TileReading:
+    return TileReading((HalfReading(a, [0.9] * a, 0.9), HalfReading(b, [0.9] * b, 0.9)), [], bar)
+
+
+def _block_of_four(phantom_conf: float, bar: tuple[float, float] | None, seam: tuple[float, float] | None):
+    """Two tiles lying side by side across a 2x2 block (5-5 on top, 1-6 below), the two phantom
+    "tiles" made of their left and right halves, and two undisputed tiles elsewhere."""
+    tiles = [_box(0, 0, 200, 100, 0.68), _box(0, 100, 200, 200, 0.86),          # real: 5-5, 1-6
+             _box(0, 0, 100, 200, phantom_conf), _box(100, 0, 200, 200, phantom_conf - 0.04),  # phantoms
+             _box(300, 0, 500, 100, 0.95), _box(300, 200, 500, 300, 0.9)]      # elsewhere
+    readings = [_plain(5, 5, bar), _plain(1, 6, bar), _plain(5, 1, seam), _plain(5, 6, seam),
+                _plain(2, 3, bar), _plain(7, 7, bar)]
+    return tiles, readings
+
+
+def test_phantom_tiles_across_a_block_give_way_to_tiles_with_the_photos_bar():
+    tiles, readings = _block_of_four(0.85, bar=(80.0, 8.0), seam=(80.0, 1.0))
+    kept, kept_readings = drop_overlapping_boxes(tiles, readings)
+    assert sorted(r.pips for r in kept_readings) == [(1, 6), (2, 3), (5, 5), (7, 7)]
+
+
+def test_where_bars_say_nothing_one_tiling_is_kept_and_the_hand_total_is_unchanged():
+    tiles, readings = _block_of_four(0.85, bar=None, seam=None)
+    kept, kept_readings = drop_overlapping_boxes(tiles, readings)
+    assert len(kept) == 4
+    assert sum(sum(r.pips) for r in kept_readings) == 5 + 5 + 1 + 6 + 2 + 3 + 7 + 7
+
+
+def test_a_tile_partly_lying_on_another_keeps_both():
+    tiles = [_box(0, 0, 200, 100, 0.9), _box(60, 30, 260, 130, 0.6)]  # half of each covered
+    readings = [_plain(3, 4, None), _plain(2, 2, None)]
+    kept, _ = drop_overlapping_boxes(tiles, readings)
     assert len(kept) == 2

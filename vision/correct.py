@@ -7,6 +7,8 @@ hand consistent. What was changed is noted on the tile so a person can check it.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .pipreader import TileReading
 from .types import TileDetection
 
@@ -42,6 +44,116 @@ def drop_duplicate_boxes(tiles: list[TileDetection], readings: list[TileReading]
         kept.append(i)
     kept.sort()
     return [tiles[i] for i in kept], [readings[i] for i in kept]
+
+
+OVERLAP = 0.35  # share of the smaller box two real tiles lying flat never cover of each other
+COVERED = 0.8  # share of a box that other boxes must cover for it to be a possible phantom
+BAR_WEIGHT = 0.5  # how much a divider like the photo's other tiles' counts against detector score
+
+
+def drop_overlapping_boxes(tiles: list[TileDetection], readings: list[TileReading]
+                           ) -> tuple[list[TileDetection], list[TileReading]]:
+    """Tiles lying flat do not overlap; where boxes do, keep the set that is most tile-like.
+
+    In a block of tiles pushed together (a hand lined up in rows), two halves of neighbouring
+    tiles make a square that looks like a tile too, and the detector may box it with more
+    confidence than the real tile. The divider can tell them apart: a real tile has its bar
+    across the middle, a phantom has the seam between two tiles there, which may read as a
+    much thinner "bar" or none (or, with dark seams and faint bars, as a bar: so the bar only
+    counts where the photo's undisputed tiles show theirs). Within each group of overlapping
+    boxes the kept set maximises detector score plus that bonus. Whichever set is kept, the
+    same halves are counted, so a hand's total comes out the same.
+    """
+    import cv2
+
+    n = len(tiles)
+    if n < 2:
+        return tiles, readings
+    polys = [np.asarray(t.corners, np.float32) for t in tiles]
+    areas = [abs(cv2.contourArea(p)) for p in polys]
+    overlapping: dict[int, set[int]] = {i: set() for i in range(n)}
+    for i in range(n):
+        for j in range(i + 1, n):
+            small = min(areas[i], areas[j])
+            if small > 0 and cv2.intersectConvexConvex(polys[i], polys[j])[0] > OVERLAP * small:
+                overlapping[i].add(j)
+                overlapping[j].add(i)
+    # only a box the others cover almost wholly can be a phantom (or a tile boxed twice); a tile
+    # partly lying on another (a heap, a fanned hand) leaves much of each uncovered
+    covered = [bool(overlapping[i]) and _covered_share(polys[i], [polys[j] for j in overlapping[i]]) >= COVERED
+               for i in range(n)]
+    conflicts = {i: {j for j in overlapping[i] if covered[i] or covered[j]} for i in range(n)}
+    if not any(conflicts.values()):
+        return tiles, readings
+    # what this set's bar looks like, from the tiles in no doubt; where most of them show no bar
+    # (a faint one), or a seam is as dark as a bar, a bar says nothing and only scores decide
+    trusted = [r.bar for i, r in enumerate(readings) if not conflicts[i]]
+    thick = [b[1] for b in trusted if b is not None]
+    ref = float(np.median(thick)) if len(thick) >= 2 and len(thick) > len(trusted) / 2 else None
+    weight = [t.confidence + (BAR_WEIGHT if ref is not None and r.bar is not None and r.bar[1] >= 0.5 * ref else 0.0)
+              for t, r in zip(tiles, readings)]
+    keep = set(range(n))
+    seen: set[int] = set()
+    for start in range(n):
+        if start in seen or not conflicts[start]:
+            continue
+        group, todo = [], [start]
+        while todo:
+            k = todo.pop()
+            if k in seen:
+                continue
+            seen.add(k)
+            group.append(k)
+            todo.extend(conflicts[k] - seen)
+        keep -= set(group)
+        keep |= _heaviest_compatible(sorted(group), conflicts, weight)
+    kept = sorted(keep)
+    return [tiles[i] for i in kept], [readings[i] for i in kept]
+
+
+def _covered_share(box: np.ndarray, others: list[np.ndarray], steps: int = 9) -> float:
+    """Share of a quadrilateral's area inside the union of other convex quadrilaterals, on a
+    grid of sample points (enough to tell "half covered" from "all covered")."""
+    import cv2
+
+    u = (np.arange(steps) + 0.5) / steps
+    a, b, c, d = box.astype(np.float64)
+    uu, vv = np.meshgrid(u, u)
+    pts = ((1 - uu)[..., None] * ((1 - vv)[..., None] * a + vv[..., None] * d)
+           + uu[..., None] * ((1 - vv)[..., None] * b + vv[..., None] * c)).reshape(-1, 2)
+    inside = np.zeros(len(pts), bool)
+    for q in others:
+        hull = cv2.convexHull(q.astype(np.float32))
+        inside |= np.array([cv2.pointPolygonTest(hull, (float(x), float(y)), False) >= 0 for x, y in pts])
+    return float(inside.mean())
+
+
+def _heaviest_compatible(group: list[int], conflicts: dict[int, set[int]], weight: list[float]) -> set[int]:
+    """The subset of `group` with no two in conflict and the most total weight (exhaustive for
+    the small groups a photo has; greedy by weight beyond 14 boxes)."""
+    if len(group) > 14:
+        chosen: set[int] = set()
+        for k in sorted(group, key=lambda i: -weight[i]):
+            if not conflicts[k] & chosen:
+                chosen.add(k)
+        return chosen
+    best: tuple[float, set[int]] = (-1.0, set())
+
+    def grow(idx: int, chosen: set[int], total: float) -> None:
+        nonlocal best
+        if idx == len(group):
+            if total > best[0]:
+                best = (total, set(chosen))
+            return
+        k = group[idx]
+        if not conflicts[k] & chosen:
+            chosen.add(k)
+            grow(idx + 1, chosen, total + weight[k])
+            chosen.remove(k)
+        grow(idx + 1, chosen, total)
+
+    grow(0, set(), 0.0)
+    return best[1]
 
 
 def apply_rules(tiles: list[TileDetection], readings: list[TileReading], set_max: int, threshold: float) -> list[str]:

@@ -37,6 +37,7 @@ class HalfReading:
 class TileReading:
     halves: tuple[HalfReading, HalfReading]
     points: list[tuple[float, float, float, int]]  # crop-space x, y, score, half
+    bar: tuple[float, float] | None = None  # the divider's (row, thickness) in the crop, if seen
 
     @property
     def pips(self) -> tuple[int, int]:
@@ -135,7 +136,7 @@ class PipReader:
             conf = float(np.clip(min(weakest_in - self.conf, self.conf - strongest_out) / self.conf + 0.5, 0, 1))
             halves.append(HalfReading(n, sc.tolist(), conf))
         pts = [(float(x), float(y), float(c), int(h)) for (x, y), c, h in zip(xy, s, half) if c >= self.conf]
-        return TileReading((halves[0], halves[1]), pts)
+        return TileReading((halves[0], halves[1]), pts, bar)
 
     def read(self, image: np.ndarray, corners_list: list[np.ndarray]) -> list[TileReading]:
         crops = [rectify_tile(image, c)[0] for c in corners_list]

@@ -7,7 +7,7 @@ from functools import lru_cache
 from pathlib import Path
 
 
-from .correct import apply_rules, drop_duplicate_boxes, infer_set_max
+from .correct import apply_rules, drop_duplicate_boxes, drop_overlapping_boxes, infer_set_max
 from .detector import CLASS_BACK, TileDetector
 from .imageio import LoadedImage, load_image
 from .pipreader import PipReader
@@ -44,6 +44,7 @@ class Recognizer:
         for t, r in zip(tiles, readings):
             t.pip_points = [(x, y, c, h) for x, y, c, h in r.points]
         tiles, readings = drop_duplicate_boxes(tiles, readings)
+        tiles, readings = drop_overlapping_boxes(tiles, readings)
         for i, t in enumerate(tiles):
             t.id = i
         raw_max = max((max(r.pips) for r in readings), default=0)
