@@ -82,3 +82,27 @@ def test_obb_corners_keep_label_winding_and_long_axis():
         assert length > width
         x, y = c[:, 0], c[:, 1]
         assert 0.5 * (np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))) > 0
+
+
+def _decode_points(points: list[tuple[float, float, float]]):
+    """Run the reader's decoding on model output holding these (x, y, score) crop-space dots."""
+    from vision.onnx_yolo import Letterbox
+    from vision.pipreader import PipReader
+
+    reader = PipReader.__new__(PipReader)
+    reader.conf, reader.iou, reader.max_pips = 0.5, 0.45, 18
+    out = np.zeros((5, len(points)), np.float32)
+    for k, (x, y, s) in enumerate(points):
+        out[:, k] = (x + 40, y, 9, 9, s)  # a single crop sits 40 px in from the left
+    return reader._decode(out, Letterbox(1.0, 40, 0), None)
+
+
+def test_a_dot_in_the_margin_in_line_with_a_counted_dot_is_the_rest_of_its_row():
+    # the outline is short at end 0: its outer row (y 16-18) reaches into the crop's margin
+    reading = _decode_points([(22, 15, 0.75), (62, 18, 0.8), (22, 40, 0.8), (62, 40, 0.8), (40, 120, 0.8)])
+    assert reading.pips == (4, 1)
+
+
+def test_a_lone_dot_in_the_margin_beyond_the_end_is_a_neighbours():
+    reading = _decode_points([(40, 6, 0.9), (22, 40, 0.8), (62, 40, 0.8), (40, 120, 0.8)])
+    assert reading.pips == (2, 1)

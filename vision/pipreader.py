@@ -16,6 +16,9 @@ from .onnx_yolo import Letterbox, input_size, letterbox, make_session, nms_axis,
 from .rectify import CROP_L, CROP_W, PAD, rectify_tile
 
 
+ROW_TOLERANCE = 0.025  # of the crop's length: dots this close in y are in one row
+
+
 @dataclass
 class HalfReading:
     count: int
@@ -115,7 +118,17 @@ class PipReader:
         # well inside the face (at least ~8 % of its length from an end), so a margin of 3 %
         # inside the outline tolerates outline error without admitting neighbours.
         mx, my = (PAD + 0.03) * CROP_W, (PAD + 0.03) * CROP_L
-        inside = (xy[:, 0] > mx) & (xy[:, 0] < CROP_W - mx) & (xy[:, 1] > my) & (xy[:, 1] < CROP_L - my)
+        across = (xy[:, 0] > mx) & (xy[:, 0] < CROP_W - mx)
+        inside = across & (xy[:, 1] > my) & (xy[:, 1] < CROP_L - my)
+        # An outline short at an end pushes that end's outer row of pips into the margin. A dot
+        # there in line with a counted dot of the face (same row, within a pip's radius) is the
+        # rest of that row: a neighbour beyond the end lies a tile's gap further out.
+        strong = xy[inside & (s >= self.conf)]
+        if len(strong):
+            edge = across & ~inside & (xy[:, 1] > 0.02 * CROP_L) & (xy[:, 1] < 0.98 * CROP_L)
+            for k in np.flatnonzero(edge):
+                if np.any(np.abs(strong[:, 1] - xy[k, 1]) < ROW_TOLERANCE * CROP_L):
+                    inside[k] = True
         xy, s = xy[inside], s[inside]
         if bar is not None:
             # the bar's rounded ends look like dots; nothing real lies on the bar
