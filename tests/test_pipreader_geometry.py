@@ -106,3 +106,47 @@ def test_a_dot_in_the_margin_in_line_with_a_counted_dot_is_the_rest_of_its_row()
 def test_a_lone_dot_in_the_margin_beyond_the_end_is_a_neighbours():
     reading = _decode_points([(40, 6, 0.9), (22, 40, 0.8), (62, 40, 0.8), (40, 120, 0.8)])
     assert reading.pips == (2, 1)
+
+
+def _grid(cells: list[tuple[int, int]], spacing: float = 20.0) -> np.ndarray:
+    return np.array([(40 + spacing * c, 40 + spacing * r) for r, c in cells], float)
+
+
+SEVEN = [(-1, -1), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 1), (0, 0)]  # two lines of 3 + the centre
+TEN = [(-1.5, -1), (-0.5, -1), (0.5, -1), (1.5, -1), (-1.5, 1), (-0.5, 1), (0.5, 1), (1.5, 1), (0, -1), (0, 1)]
+
+
+def test_an_even_count_with_a_dot_at_the_centre_takes_the_near_miss_dot_parity_asks_for():
+    from vision.pipreader import parity_count
+
+    # a 7 whose corner dot scored just under the threshold: six counted, the centre among them
+    xy = _grid(SEVEN[1:] + SEVEN[:1])
+    scores = np.array([0.8, 0.8, 0.8, 0.8, 0.8, 0.8, 0.35])
+    assert parity_count(xy, scores, 6, 0.5) == (7, True)
+
+
+def test_an_odd_count_with_the_centre_empty_takes_the_near_miss_dot_parity_asks_for():
+    from vision.pipreader import parity_count
+
+    xy = _grid(TEN)  # a 10 (4 + 2 + 4, centre empty) read as 9
+    scores = np.array([0.8] * 9 + [0.48])
+    assert parity_count(xy, scores, 9, 0.5) == (10, True)
+
+
+def test_a_count_that_keeps_parity_is_left_alone_and_values_above_12_are_not_checked():
+    from vision.pipreader import parity_count
+
+    six = _grid([(-1, -1), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 1), (0, 0)])
+    scores = np.array([0.8] * 6 + [0.45])
+    assert parity_count(six, scores, 6, 0.5) == (6, False)  # a weak glint at the centre: 6 already keeps parity
+    assert parity_count(_grid([(r, c) for r in range(-2, 2) for c in range(-2, 2)] + [(5, 5)]),
+                        np.array([0.8] * 16 + [0.45]), 13, 0.5) == (13, False)
+
+
+def test_a_confident_dot_is_not_dropped_for_parity():
+    from vision.pipreader import parity_count
+
+    xy = _grid(SEVEN[:6] + [(3, 3)])  # a 6 plus a clear extra dot off the pattern, nothing to add
+    scores = np.array([0.8] * 7)
+    n, changed = parity_count(xy, scores, 7, 0.5)
+    assert (n, changed) == (7, False)

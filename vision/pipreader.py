@@ -140,20 +140,61 @@ class PipReader:
             split = _split_row(xy[s >= self.conf, 1])
         half = (xy[:, 1] >= split).astype(int)
         halves = []
+        counted: list[int] = []
         for hi in (0, 1):
-            sc = np.sort(s[half == hi])[::-1]
-            n = int((sc >= self.conf).sum())
-            n = min(n, self.max_pips)
+            idx = np.flatnonzero(half == hi)
+            order = idx[np.argsort(-s[idx], kind="stable")]
+            sc = s[order]
+            n = min(int((sc >= self.conf).sum()), self.max_pips)
+            n, by_parity = parity_count(xy[order], sc, n, self.conf)
             weakest_in = sc[n - 1] if n else 1.0
             strongest_out = sc[n] if n < len(sc) else 0.0
             conf = float(np.clip(min(weakest_in - self.conf, self.conf - strongest_out) / self.conf + 0.5, 0, 1))
-            halves.append(HalfReading(n, sc.tolist(), conf))
-        pts = [(float(x), float(y), float(c), int(h)) for (x, y), c, h in zip(xy, s, half) if c >= self.conf]
+            halves.append(HalfReading(n, sc.tolist(), min(conf, 0.5) if by_parity else conf))
+            counted.extend(order[:n].tolist())
+        pts = [(float(xy[k, 0]), float(xy[k, 1]), float(s[k]), int(half[k])) for k in sorted(counted)]
         return TileReading((halves[0], halves[1]), pts, bar)
 
     def read(self, image: np.ndarray, corners_list: list[np.ndarray]) -> list[TileReading]:
         crops = [rectify_tile(image, c)[0] for c in corners_list]
         return self.read_crops(crops)
+
+
+PARITY_MAX = 12  # values up to 12 follow the parity rule on every standard face; 13-18 do not
+PARITY_ADD_COST = 0.3  # how far under the threshold a dot may be to be added for parity
+PARITY_DROP_COST = 0.1  # how far over it a dot may be to be dropped for parity
+
+
+def centre_taken(xy: np.ndarray) -> bool:
+    """Whether one of these dots sits at the centre of the pattern they make. Every standard
+    face is symmetric about its half's centre, so the dots' centroid is that centre even when
+    the outline is off; "at" means within a third of the pattern's dot spacing."""
+    if len(xy) < 2:
+        return len(xy) == 1
+    c = xy.mean(0)
+    d = np.linalg.norm(xy[:, None] - xy[None], axis=2)
+    np.fill_diagonal(d, np.inf)
+    spacing = float(np.median(d.min(1)))
+    return bool(np.linalg.norm(xy - c, axis=1).min() < spacing / 3)
+
+
+def parity_count(xy: np.ndarray, scores: np.ndarray, n: int, conf: float) -> tuple[int, bool]:
+    """The count for one half, checked against the faces' parity rule: values 0-12 have a dot
+    at the centre exactly when they are odd (a 7 is a 6 plus the centre; a 10 leaves it empty).
+    A count that breaks it missed a dot or took one too many; the cheaper of adding the next
+    candidate dot or dropping the weakest fixes it when that dot was near the threshold.
+    `xy`, `scores`: candidate dots best first. Returns (count, whether parity changed it)."""
+    if n < 2 or n > PARITY_MAX or (n % 2 == 1) == centre_taken(xy[:n]):
+        return n, False
+    options = []
+    if n + 1 <= PARITY_MAX and n < len(scores) and conf - scores[n] <= PARITY_ADD_COST \
+            and ((n + 1) % 2 == 1) == centre_taken(xy[:n + 1]):
+        options.append((conf - float(scores[n]), n + 1))
+    if scores[n - 1] - conf <= PARITY_DROP_COST and ((n - 1) % 2 == 1) == centre_taken(xy[:n - 1]):
+        options.append((float(scores[n - 1]) - conf, n - 1))
+    if not options:
+        return n, False
+    return min(options)[1], True
 
 
 def pack_offsets(n: int, width: int) -> list[int]:
