@@ -115,3 +115,11 @@ def test_a_tile_partly_lying_on_another_keeps_both():
     readings = [_plain(3, 4, None), _plain(2, 2, None)]
     kept, _ = drop_overlapping_boxes(tiles, readings)
     assert len(kept) == 2
+
+
+def test_a_box_with_neither_dot_nor_divider_is_a_tiles_back():
+    from vision.recognize import looks_face_down
+
+    assert looks_face_down(_plain(0, 0, None))
+    assert not looks_face_down(_plain(0, 0, (80.0, 6.0)))  # the double blank shows its divider
+    assert not looks_face_down(_plain(0, 2, None))  # dots, but a divider too faint to see

@@ -10,7 +10,7 @@ from pathlib import Path
 from .correct import apply_rules, drop_duplicate_boxes, drop_overlapping_boxes, infer_set_max
 from .detector import CLASS_BACK, TileDetector
 from .imageio import LoadedImage, load_image
-from .pipreader import PipReader
+from .pipreader import PipReader, TileReading
 from .types import Recognition, TileDetection
 
 REPO_MODELS = Path(__file__).resolve().parents[1] / "models"
@@ -20,6 +20,12 @@ PIPS_FILE = "pip_detector.onnx"
 
 def models_dir() -> Path:
     return Path(os.environ.get("CHICKENFOOT_MODELS", REPO_MODELS))
+
+
+def looks_face_down(reading: TileReading) -> bool:
+    """A box with no dot and no divider is a tile's back: every face, the double blank
+    included, has its divider; a back has none (a blank read here counts 0 either way)."""
+    return reading.pips == (0, 0) and reading.bar is None
 
 
 class Recognizer:
@@ -45,13 +51,22 @@ class Recognizer:
             t.pip_points = [(x, y, c, h) for x, y, c, h in r.points]
         tiles, readings = drop_duplicate_boxes(tiles, readings)
         tiles, readings = drop_overlapping_boxes(tiles, readings)
+        blank = [i for i, r in enumerate(readings) if looks_face_down(r)]
+        backs = [tiles[i] for i in blank]
+        tiles = [t for i, t in enumerate(tiles) if i not in blank]
+        readings = [r for i, r in enumerate(readings) if i not in blank]
         for i, t in enumerate(tiles):
             t.id = i
         raw_max = max((max(r.pips) for r in readings), default=0)
         smax = set_max or infer_set_max([raw_max])
         warnings = apply_rules(tiles, readings, smax, self.pips.conf)
-        faces_down = [TileDetection(len(tiles) + i, b.corners * img.scale, b.score, face_down=True)
-                      for i, b in enumerate(down)]
+        faces_down = [TileDetection(0, b.corners * img.scale, b.score, face_down=True) for b in down]
+        for t in backs:
+            t.face_down = True
+            t.notes.append("boxed as face up, but it shows neither a dot nor a divider: a tile's back")
+        faces_down += backs
+        for i, t in enumerate(faces_down):
+            t.id = len(tiles) + i
         return Recognition(img.source, img.width, img.height, tiles, faces_down, smax,
                            time.perf_counter() - t0, warnings)
 
