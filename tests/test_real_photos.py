@@ -43,5 +43,8 @@ def test_real_double6_single_tile_photos_read_at_least_as_well_as_the_committed_
 # measured with the committed models: photos recall 0.91, per-end 0.84; double-6 tiles (3 per tile) per-end 0.77
 # measured 2026-11-23 (stage-2 detector, int8 pip reader): recall 1.0, precision 0.978, exact tile 0.978,
 # per end 0.989; double-6 tiles (3 per tile) per end 0.857
-FLOORS = {"photos_recall": 0.95, "photos_precision": 0.93, "photos_exact_tile": 0.92, "photos_per_end": 0.93,
-          "d6_tiles_per_end": 0.80}
+# measured 2026-11-23 (packed int8 pip reader, bar/parity/overlap/back rules, at most 2x enlargement):
+# all 1.0 on the 16 photos; double-6 tiles (3 per tile) per end 1.0. Floors leave room for one or two
+# misreads on another machine's onnxruntime.
+FLOORS = {"photos_recall": 0.97, "photos_precision": 0.97, "photos_exact_tile": 0.96, "photos_per_end": 0.97,
+          "d6_tiles_per_end": 0.95}

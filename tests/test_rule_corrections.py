@@ -123,3 +123,11 @@ def test_a_box_with_neither_dot_nor_divider_is_a_tiles_back():
     assert looks_face_down(_plain(0, 0, None))
     assert not looks_face_down(_plain(0, 0, (80.0, 6.0)))  # the double blank shows its divider
     assert not looks_face_down(_plain(0, 2, None))  # dots, but a divider too faint to see
+
+
+def test_a_blank_looking_box_at_the_pictures_edge_is_not_called_a_back():
+    from vision.recognize import cut_by_edge
+
+    inside = np.array([[100, 100], [140, 100], [140, 180], [100, 180]], np.float32)
+    assert not cut_by_edge(inside, 640, 480)
+    assert cut_by_edge(inside - [100, 0], 640, 480)  # its left side on the picture's edge

@@ -14,6 +14,7 @@ pytest.importorskip("torch")
 def test_tiny_training_run_exports_models_the_recognizer_can_load(tmp_path: Path):
     from vision.recognize import Recognizer
     from vision.synth.dataset import SynthJob, generate
+    from vision.training.pack_pips import mark_packed, pack_pip_dataset
     from vision.training.quantize import quantize_int8
     from vision.training.train import detector_plan, export_onnx, pip_plan, train_one
 
@@ -22,18 +23,21 @@ def test_tiny_training_run_exports_models_the_recognizer_can_load(tmp_path: Path
     det_plan = detector_plan(str(data / "detect" / "data.yaml"), epochs=1, imgsz=64, gpu=False)
     det_plan.batch = 2
     det = train_one(det_plan, tmp_path / "runs", workers=0)
-    pips = pip_plan(str(data / "pips" / "data.yaml"), epochs=1, imgsz=64, gpu=False)
+    packed = pack_pip_dataset([(data, 40)], [(data, 10)], tmp_path / "packed")  # two crops per input
+    pips = pip_plan(str(packed), epochs=1, imgsz=64, gpu=False)
     pips.batch = 4
     pip_w = train_one(pips, tmp_path / "runs", workers=0)
     models = tmp_path / "models"
     export_onnx(det, 64, models / "tile_detector.onnx", dynamic=True)
     pip_float = export_onnx(pip_w, 64, tmp_path / "pip_float.onnx", dynamic=True)
-    quantize_int8(pip_float, models / "pip_detector.onnx", list((data / "pips" / "images").rglob("*.jpg")), (64, 64))
+    quantize_int8(pip_float, models / "pip_detector.onnx", list((tmp_path / "packed" / "images").rglob("*.jpg")), (64, 64))
+    mark_packed(models / "pip_detector.onnx")
     assert (models / "pip_detector.onnx").stat().st_size < pip_float.stat().st_size / 2
     assert (models / "tile_detector.onnx").stat().st_size > 100_000
 
     rec = Recognizer(models)
     assert rec.detector.dynamic  # runs each image at its own aspect
+    assert rec.pips.pack  # the exported reader says it was trained on two crops per input
     img = next((data / "scenes").glob("*.jpg"))
     result = rec.recognize(img)  # an untrained model finds little; it must run, not crash
     assert result.width == 320 and result.height == 240

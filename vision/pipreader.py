@@ -16,6 +16,7 @@ from .onnx_yolo import Letterbox, input_size, letterbox, make_session, nms_axis,
 from .rectify import CROP_L, CROP_W, PAD, rectify_tile
 
 
+PACK_KEY = "chickenfoot_crops_per_input"  # model metadata: "2" when trained on packed crops
 ROW_TOLERANCE = 0.025  # of the crop's length: dots this close in y are in one row
 
 
@@ -53,7 +54,7 @@ class TileReading:
 
 class PipReader:
     def __init__(self, path: str | Path, conf: float = 0.5, iou: float = 0.45, threads: int | None = None,
-                 max_pips: int = 18, pack: bool = False):
+                 max_pips: int = 18, pack: bool | None = None):
         self.session = make_session(path, threads)
         inp = self.session.get_inputs()[0]
         self.input_name = inp.name
@@ -62,7 +63,8 @@ class PipReader:
         self.conf = conf
         self.iou = iou
         self.max_pips = max_pips
-        self.pack = pack
+        meta = self.session.get_modelmeta().custom_metadata_map
+        self.pack = meta.get(PACK_KEY) == "2" if pack is None else pack
 
     def read_crops(self, crops: list[np.ndarray]) -> list[TileReading]:
         if not crops:
@@ -239,20 +241,15 @@ def find_bar(crop: np.ndarray, band: tuple[float, float] = (0.36, 0.64)) -> tupl
     g = cv2.cvtColor(crop, cv2.COLOR_BGR2LAB).astype(np.int16)
     x0, x1 = int(w * 0.12), int(w * 0.88)
     y0, y1 = int(h * band[0]), int(h * band[1])
-    face = np.median(g[int(h * 0.1):int(h * 0.9), x0:x1].reshape(-1, 3), axis=0)
+    face = np.median(g[int(h * 0.1):int(h * 0.9):2, x0:x1:2].reshape(-1, 3), axis=0)  # every other pixel: same median, 4x cheaper
     diff = np.abs(g[y0:y1, x0:x1] - face).max(axis=2) > 28
     c0, c1 = int(w * 0.4) - x0, int(w * 0.6) - x0
     bridged = diff.copy()
     bridged[:, c0:c1] = True
     need, reach = 0.45 * w, 0.2 * w
-    rows = []
-    for i in range(diff.shape[0]):
-        if _longest_run(diff[i])[1] >= need:
-            rows.append(y0 + i)
-            continue
-        a, b = _run_through(bridged[i], (c0 + c1) // 2)
-        if b - a >= need and min(c0 - a, b - c1) >= reach:
-            rows.append(y0 + i)
+    a, b = _runs_through(bridged, (c0 + c1) // 2)
+    is_bar = (_longest_runs(diff) >= need) | ((b - a >= need) & (np.minimum(c0 - a, b - c1) >= reach))
+    rows = (y0 + np.flatnonzero(is_bar)).tolist()
     if not rows:
         return None
     rows_arr = np.array(rows)
@@ -266,22 +263,25 @@ def find_bar(crop: np.ndarray, band: tuple[float, float] = (0.36, 0.64)) -> tupl
     return float(block.mean()), float(len(block))
 
 
-def _longest_run(row: np.ndarray) -> tuple[int, int]:
-    """(start, length) of the longest run of True."""
-    padded = np.concatenate([[0], row.astype(np.int8), [0]])
-    edges = np.flatnonzero(np.diff(padded))
-    if not edges.size:
-        return 0, 0
-    lengths = edges[1::2] - edges[::2]
-    k = int(np.argmax(lengths))
-    return int(edges[2 * k]), int(lengths[k])
+def _longest_runs(mask: np.ndarray) -> np.ndarray:
+    """Length of the longest run of True in each row of a 2-D boolean array."""
+    r, c = mask.shape
+    padded = np.zeros((r, c + 2), np.int8)
+    padded[:, 1:-1] = mask
+    d = np.diff(padded, axis=1)
+    starts, ends = np.nonzero(d == 1), np.nonzero(d == -1)
+    out = np.zeros(r, np.int64)
+    np.maximum.at(out, starts[0], ends[1] - starts[1])
+    return out
 
 
-def _run_through(row: np.ndarray, x: int) -> tuple[int, int]:
-    """[start, end) of the run of True containing index x (empty if row[x] is False)."""
-    if not row[x]:
-        return x, x
-    false = np.flatnonzero(~row)
-    left = false[false < x]
-    right = false[false > x]
-    return (int(left[-1]) + 1 if left.size else 0), (int(right[0]) if right.size else len(row))
+def _runs_through(mask: np.ndarray, x: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, [start, end) of the run of True containing column x (start == end == x where
+    mask[row, x] is False)."""
+    left = ~mask[:, :x + 1][:, ::-1]
+    right = ~mask[:, x:]
+    k_left = np.where(left.any(1), left.argmax(1), left.shape[1])
+    k_right = np.where(right.any(1), right.argmax(1), right.shape[1])
+    start = np.where(mask[:, x], x - k_left + 1, x)
+    end = np.where(mask[:, x], x + k_right, x)
+    return start, end

@@ -28,6 +28,14 @@ def looks_face_down(reading: TileReading) -> bool:
     return reading.pips == (0, 0) and reading.bar is None
 
 
+def cut_by_edge(corners, width: int, height: int, margin: float = 0.005) -> bool:
+    """Whether a box reaches the picture's edge: the tile may go on outside it, so a blank-looking
+    box there is the visible part of a face, not a back, and its dots may be incomplete."""
+    m = margin * max(width, height)
+    x, y = corners[:, 0], corners[:, 1]
+    return bool((x < m).any() or (y < m).any() or (x > width - 1 - m).any() or (y > height - 1 - m).any())
+
+
 class Recognizer:
     def __init__(self, model_dir: str | Path | None = None, detector_conf: float = 0.5, pip_conf: float = 0.5,
                  threads: int | None = None):
@@ -51,7 +59,11 @@ class Recognizer:
             t.pip_points = [(x, y, c, h) for x, y, c, h in r.points]
         tiles, readings = drop_duplicate_boxes(tiles, readings)
         tiles, readings = drop_overlapping_boxes(tiles, readings)
-        blank = [i for i, r in enumerate(readings) if looks_face_down(r)]
+        cut = [cut_by_edge(t.corners, img.width, img.height) for t in tiles]
+        blank = [i for i, r in enumerate(readings) if looks_face_down(r) and not cut[i]]
+        for t, c in zip(tiles, cut):
+            if c:
+                t.notes.append("cut off by the edge of the picture: part of it may not be seen")
         backs = [tiles[i] for i in blank]
         tiles = [t for i, t in enumerate(tiles) if i not in blank]
         readings = [r for i, r in enumerate(readings) if i not in blank]
@@ -60,6 +72,10 @@ class Recognizer:
         raw_max = max((max(r.pips) for r in readings), default=0)
         smax = set_max or infer_set_max([raw_max])
         warnings = apply_rules(tiles, readings, smax, self.pips.conf)
+        n_cut = sum(1 for t in tiles if any(n.startswith("cut off") for n in t.notes))
+        if n_cut:
+            warnings.append(f"{n_cut} tile{'s' if n_cut > 1 else ''} cut off by the edge of the picture: "
+                            "the total may miss dots outside it")
         faces_down = [TileDetection(0, b.corners * img.scale, b.score, face_down=True) for b in down]
         for t in backs:
             t.face_down = True

@@ -6,6 +6,8 @@ with a margin of background around the tile (detector corners are never exact).
 """
 from __future__ import annotations
 
+import math
+
 import cv2
 import numpy as np
 
@@ -45,21 +47,24 @@ def rectify_tile(image: np.ndarray, corners: np.ndarray, out_w: int = CROP_W, ou
 
 
 def obb_to_corners(cx: float, cy: float, w: float, h: float, theta: float) -> np.ndarray:
-    """Corners in label order for an oriented box; the long side becomes the tile's length."""
-    c, s = np.cos(theta), np.sin(theta)
-    ax_w = np.array([c, s]) * w / 2  # along the box's w side
-    ax_h = np.array([-s, c]) * h / 2
+    """Corners in label order for an oriented box; the long side becomes the tile's length.
+    (Plain float arithmetic: it runs for every candidate box of every frame.)"""
+    c, s = math.cos(theta), math.sin(theta)
+    wx, wy = c * w / 2, s * w / 2  # along the box's w side
+    hx, hy = -s * h / 2, c * h / 2
     if h >= w:  # length runs along h: end 0 is at -h
-        across, along = ax_w, ax_h
+        (ax, ay), (gx, gy) = (wx, wy), (hx, hy)
     else:
-        across, along = ax_h, -ax_w
-        across = -across if np.cross(along, across) < 0 else across
-    ctr = np.array([cx, cy])
+        (ax, ay), (gx, gy) = (hx, hy), (-wx, -wy)
+        if gx * ay - gy * ax < 0:
+            ax, ay = -ax, -ay
     # keep the winding the same as labels: end0-left, end0-right, end1-right, end1-left
-    pts = np.array([ctr - along - across, ctr - along + across, ctr + along + across, ctr + along - across])
-    if _signed_area(pts) < 0:
+    pts = np.array([[cx - gx - ax, cy - gy - ay], [cx - gx + ax, cy - gy + ay],
+                    [cx + gx + ax, cy + gy + ay], [cx + gx - ax, cy + gy - ay]], np.float32)
+    # the quadrilateral's signed area is 4 * cross(across, along): negative means mirrored
+    if ax * gy - ay * gx < 0:
         pts = pts[[1, 0, 3, 2]]
-    return pts.astype(np.float32)
+    return pts
 
 
 def _signed_area(p: np.ndarray) -> float:

@@ -16,6 +16,8 @@ def register(sub) -> None:
     p.add_argument("--det-hours", type=float, default=None, help="detector training budget (default 1.55)")
     p.add_argument("--pip-hours", type=float, default=None, help="pip reader training budget (default 0.75)")
     p.add_argument("--finetune-hours", type=float, default=None, help="pip fine-tune budget (default 0.6)")
+    p.add_argument("--packed-hours", type=float, default=None,
+                   help="pip reader stage on two crops per input (default 0.6; 0 skips it)")
     p.add_argument("--imgsz", type=int, default=None, help="detector input size (default 320)")
     p.add_argument("--no-finetune", action="store_true", help="skip the second-renderer pip fine-tune")
     p.add_argument("--stage2-hours", type=float, default=None,
@@ -40,6 +42,10 @@ def run(args) -> int:
             if value <= 0:
                 raise UserError(f"--{name.replace('_', '-')} must be positive")
             setattr(recipe, name, value)
+    if args.packed_hours is not None:
+        if args.packed_hours < 0:
+            raise UserError("--packed-hours must be 0 (skip) or positive")
+        recipe.pip_packed_hours = args.packed_hours
     root = Path(args.data)
     if not (root / "detect" / "data.yaml").exists() or not any((root / "scenes").glob("*.json")):
         print(json.dumps(generate(SynthJob(str(root), "hand", args.seed, None, None), args.scenes)))

@@ -14,7 +14,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from ..pipreader import pack_offsets
+from ..pipreader import PACK_KEY, pack_offsets
 from ..rectify import CROP_L, CROP_W
 
 SIDE = 2 * CROP_W  # the packed input is square: two crops wide, one crop long
@@ -67,3 +67,18 @@ def pack_pip_dataset(train: list[tuple[Path, int]], val: list[tuple[Path, int]],
     y = dest / "data.yaml"
     y.write_text(f"path: {dest.resolve()}\ntrain: images/train\nval: images/val\nnames:\n  0: pip\n")
     return y
+
+
+def mark_packed(model: Path) -> Path:
+    """Record in the exported model that it reads two crops per input; the reader packs only
+    for models that say so (`PipReader`), so a model trained on single crops still reads right."""
+    import onnx
+
+    m = onnx.load(str(model))
+    props = {p.key: p for p in m.metadata_props}
+    if PACK_KEY in props:
+        props[PACK_KEY].value = "2"
+    else:
+        m.metadata_props.add(key=PACK_KEY, value="2")
+    onnx.save(m, str(model))
+    return model

@@ -125,6 +125,9 @@ class Recipe:
     pip_finetune_hours: float = 0.55
     pip_finetune_crops: int = 6800
     pip_finetune_lr0: float = 0.002
+    pip_packed_hours: float = 0.6  # two crops per input (vision.training.pack_pips); 0 skips it
+    pip_packed_lr0: float = 0.002
+    pip_packed_crops: tuple[int, int] = (7000, 5000)  # from the fine-tune set, from the first set
     det_stage2_hours: float = 1.7
     det_stage2_lr0: float = 0.005
     stage2_hand_scenes: int = 1000  # with the "block" arrangement (renderer as of 98475a9)
@@ -169,6 +172,19 @@ def train_all(data_root: Path, out_dir: Path = MODELS_DIR, recipe: Recipe | None
         ft.hours, ft.name = recipe.pip_finetune_hours, "pips_finetune"
         ft.augment.update(lr0=recipe.pip_finetune_lr0, warmup_epochs=0.3)  # small steps: keep what was learnt
         pips = train_one(ft, runs, init_weights=pips)
+    packed = None
+    if recipe.pip_packed_hours > 0:
+        # the reader packs two crops per input, which halves its cost; teach it that picture
+        from .pack_pips import pack_pip_dataset
+
+        newest, first = finetune_root or data_root, data_root
+        sources = [(newest, recipe.pip_packed_crops[0])] + ([(first, recipe.pip_packed_crops[1])] if finetune_root else [])
+        packed = runs / "pips_packed_data"
+        pk = pip_plan(str(pack_pip_dataset(sources, [(newest, 500)] + ([(first, 300)] if finetune_root else []),
+                                           packed, seed=0)), 200, 160, gpu)
+        pk.hours, pk.name = recipe.pip_packed_hours, "pips_packed"
+        pk.augment.update(lr0=recipe.pip_packed_lr0, warmup_epochs=0.3)
+        pips = train_one(pk, runs, init_weights=pips)
     t2 = time.perf_counter()
     if stage2_roots:
         # second detector stage: the first stage's weights, more scenes (blocks of touching tiles, tables)
@@ -180,7 +196,11 @@ def train_all(data_root: Path, out_dir: Path = MODELS_DIR, recipe: Recipe | None
     t3 = time.perf_counter()
     det_onnx = export_onnx(det, recipe.det_imgsz, out_dir / "tile_detector.onnx", dynamic=True)
     pip_float = export_onnx(pips, 160, runs / "pip_detector_float.onnx", dynamic=True)
-    calib = sorted((finetune_root or data_root).glob("pips/images/val/*.jpg"))
+    calib = sorted((packed or finetune_root or data_root).glob(("" if packed else "pips/") + "images/val/*.jpg"))
     pip_onnx = quantize_int8(pip_float, out_dir / "pip_detector.onnx", calib, (160, 160))
+    if packed is not None:
+        from .pack_pips import mark_packed
+
+        mark_packed(pip_onnx)
     return {"detector": str(det_onnx), "pips": str(pip_onnx), "train_seconds": round(t1 - t0),
             "finetune_seconds": round(t2 - t1), "stage2_seconds": round(t3 - t2), "gpu": gpu, "recipe": recipe.__dict__, "cpu_count": os.cpu_count()}
