@@ -441,3 +441,18 @@ def test_a_place_read_back_as_the_misreading_it_was_corrected_from_is_not_flagge
     events = _feed(tracker, [[spinner, misread]], repeat=8)
     assert not [e for e in events if e.kind in ("tile_played", "tile_taken_back")]
     assert tracker.state.plays == 1
+
+
+def test_a_tile_found_twice_in_one_decision_is_played_once():
+    """A replacement and a new-tile reading can name the same tile in one decision; placing it
+    compared two poses' arrays and crashed the tracker (seen on a double-12 round)."""
+    from vision.tracking.geometry import pose_from_detection
+
+    cfg = GameConfig(2, 6, HouseRules())
+    tracker = Tracker(cfg, gate=_Still())
+    spinner, arm, _ = _three()
+    _feed(tracker, [[spinner]])
+    obs = tracker.window[-1]
+    pose = pose_from_detection(arm)
+    events = tracker._place([(Tile(6, 2), pose, obs), (Tile(6, 2), pose_from_detection(arm), obs)])
+    assert [(e.tile, e.legal) for e in events if isinstance(e, TilePlayed)] == [("6-2", True)]

@@ -566,7 +566,10 @@ class Tracker:
     def _place(self, found: list[tuple[Tile, TilePose, Observation]]) -> list[TrackEvent]:
         events: list[TrackEvent] = []
         moved = [(t, p, o) for t, p, o in found if t in self.board]
-        fresh = [(t, p, o) for t, p, o in found if t not in self.board]
+        fresh: list[tuple[Tile, TilePose, Observation]] = []
+        for t, p, o in found:  # a replacement can also be found as a new tile: once is enough
+            if t not in self.board and all(t != f[0] for f in fresh):
+                fresh.append((t, p, o))
         if moved:
             o = moved[0][2]
             events.append(BoardDisturbed(o.frame, o.t, moved=[str(t) for t, _, _ in moved]))
@@ -581,13 +584,14 @@ class Tracker:
             pending = self._play_order(pending)
         while pending:
             # the tile seen first goes first, among those that lie against the board now
-            options = [(item, self._candidates(item[1])) for item in pending]
-            placeable = [(item, c) for item, c in options if c]
+            # (positions, not equality: two readings of one tile compare their poses' arrays)
+            options = [(k, self._candidates(item[1])) for k, item in enumerate(pending)]
+            placeable = [(k, c) for k, c in options if c]
             if placeable:
-                item, cands = min(placeable, key=lambda ic: (ic[0][2].frame, pending.index(ic[0])))
+                k, cands = min(placeable, key=lambda kc: (pending[kc[0]][2].frame, kc[0]))
             else:
-                item, cands = options[0]
-            pending.remove(item)
+                k, cands = options[0]
+            item = pending.pop(k)
             tile, pose, obs = item
             if not cands:
                 # nothing close enough: a legal place a little further off is still a play
