@@ -456,3 +456,36 @@ def test_a_tile_found_twice_in_one_decision_is_played_once():
     pose = pose_from_detection(arm)
     events = tracker._place([(Tile(6, 2), pose, obs), (Tile(6, 2), pose_from_detection(arm), obs)])
     assert [(e.tile, e.legal) for e in events if isinstance(e, TilePlayed)] == [("6-2", True)]
+
+
+def test_a_tile_laid_on_a_flagged_tile_s_outer_end_withdraws_a_flag_that_was_a_misreading():
+    """6-2 on the spinner read as 4-2 is flagged (no 6 against the open 6); when the next tile is
+    laid against its 2, the 4 was a misread 6: the flag is withdrawn and play goes on from 6-2,
+    instead of every later tile on that arm being flagged as laid off the layout."""
+    from vision.tracking import FlagWithdrawn
+
+    cfg = GameConfig(2, 6, HouseRules())
+    tracker = Tracker(cfg, gate=_Still())
+    spinner, arm, _ = _three()
+    misread = _det(arm.corners, (4, 2))
+    events = _feed(tracker, [[spinner], [spinner, misread]])
+    assert [(e.tile, e.legal, e.rule) for e in events if isinstance(e, TilePlayed)] == [
+        ("4-2", False, "ends_do_not_match")]
+    nxt = _tile_at(300, 140, (1, 2))  # its 2 end down against the arm's 2
+    events = _feed(tracker, [[spinner, misread, nxt]])
+    withdrawn = [e for e in events if isinstance(e, FlagWithdrawn)]
+    assert [(e.tile, e.read_as) for e in withdrawn] == [("6-2", "4-2")]
+    plays = [(e.tile, e.on, e.legal) for e in events if isinstance(e, TilePlayed)]
+    assert plays[0] == ("6-2", "6-6", True)
+    assert plays[1][:2] == ("2-1", "6-2")  # judged against 6-2 now (the spinner still needs arms)
+    assert tracker.board[Tile(6, 2)].status == "legal"
+
+
+def test_a_tile_laid_on_a_flagged_tile_that_did_not_match_by_far_keeps_the_flag():
+    cfg = GameConfig(2, 6, HouseRules())
+    tracker = Tracker(cfg, gate=_Still())
+    spinner, arm, _ = _three()
+    wrong = _det(arm.corners, (1, 2))  # a 1 against the open 6: not a miscount
+    _feed(tracker, [[spinner], [spinner, wrong]])
+    events = _feed(tracker, [[spinner, wrong, _tile_at(300, 140, (3, 2))]])
+    assert not [e for e in events if e.kind == "flag_withdrawn"]

@@ -197,7 +197,8 @@ def default_tracker_factory(options: LiveOptions) -> Tracker:
     return LiveTracker(options)
 
 
-STORED_EVENTS = frozenset({"round_started", "tile_played", "violation", "tile_taken_back", "board_disturbed",
+STORED_EVENTS = frozenset({"round_started", "tile_played", "violation", "tile_taken_back", "flag_withdrawn",
+                           "board_disturbed",
                            "board_cleared", "camera_moved", "round_scored"})
 """Event kinds kept with a stored game (what happened at the table, not how the stream went)."""
 

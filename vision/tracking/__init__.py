@@ -4,14 +4,14 @@ by the rules engine -> events, the score sheet and the game record.
 `Tracker` is the entry point (see `vision.tracking.tracker`); `vision.tracker`
 re-exports it for callers that want one import.
 """
-from .events import (EVENT_KINDS, BoardCleared, BoardDisturbed, CameraMoved, FrameRejected, Notice, RoundScored, RoundStarted,
-                     StreamLost, StreamResumed, TileTakenBack, TilePlayed, TrackEvent)
+from .events import (EVENT_KINDS, BoardCleared, BoardDisturbed, CameraMoved, FlagWithdrawn, FrameRejected, Notice,
+                     RoundScored, RoundStarted, StreamLost, StreamResumed, TileTakenBack, TilePlayed, TrackEvent)
 from .motion import MotionGate, MotionReading
 from .referee import Referee, Verdict
 from .tracker import RecognizerDetector, Tracker, TrackerState
 
 __all__ = [
-    "EVENT_KINDS", "BoardCleared", "BoardDisturbed", "CameraMoved", "FrameRejected", "MotionGate", "MotionReading", "Notice",
+    "EVENT_KINDS", "BoardCleared", "BoardDisturbed", "CameraMoved", "FlagWithdrawn", "FrameRejected", "MotionGate", "MotionReading", "Notice",
     "RecognizerDetector", "Referee", "RoundScored", "RoundStarted", "StreamLost", "StreamResumed", "TileTakenBack",
     "TilePlayed", "TrackEvent", "Tracker", "TrackerState", "Verdict",
 ]

@@ -86,6 +86,20 @@ class TileTakenBack(TrackEvent):
 
 
 @dataclass
+class FlagWithdrawn(TrackEvent):
+    """A tile flagged as not matching was misread: play went on from it as only the right
+    reading allows, so the flag is withdrawn and the tile is taken as `tile`."""
+
+    tile: str
+    read_as: str
+    message: str
+    kind: ClassVar[str] = "flag_withdrawn"
+
+    def describe(self) -> str:
+        return self.message
+
+
+@dataclass
 class BoardDisturbed(TrackEvent):
     missing: list[str] = field(default_factory=list)
     """Tiles gone from the layout that cannot be taken back (not the last play)."""
@@ -188,6 +202,6 @@ class Notice(TrackEvent):
 
 EVENT_KINDS: dict[str, type[TrackEvent]] = {
     cls.kind: cls
-    for cls in (RoundStarted, TilePlayed, TileTakenBack, BoardDisturbed, CameraMoved, FrameRejected,
+    for cls in (RoundStarted, TilePlayed, TileTakenBack, FlagWithdrawn, BoardDisturbed, CameraMoved, FrameRejected,
                 StreamLost, StreamResumed, RoundScored, BoardCleared, Notice)
 }

@@ -43,8 +43,8 @@ from engine import GameConfig, ScoreSheet, Tile, hand_score, round_scores
 from engine.board import SLOT_STRIDE
 
 from .board import BoardTile, Observation, associate, identity, mean_pose, register
-from .events import (BoardCleared, BoardDisturbed, CameraMoved, FrameRejected, Notice, RoundScored, RoundStarted,
-                     StreamLost, StreamResumed, TileTakenBack, TilePlayed, TrackEvent)
+from .events import (BoardCleared, BoardDisturbed, CameraMoved, FlagWithdrawn, FrameRejected, Notice, RoundScored,
+                     RoundStarted, StreamLost, StreamResumed, TileTakenBack, TilePlayed, TrackEvent)
 from .geometry import ATTACH_MAX, TilePose, contact_on_double, contact_on_tile, motion_size, pose_from_detection
 from .motion import MotionGate, MotionReading
 from .referee import Referee
@@ -610,6 +610,10 @@ class Tracker:
                     self.board[tile] = BoardTile(tile, pose, "loose", None, None, None, obs.frame)
                     loose.append(str(tile))
                     continue
+            fixed = self._reread_flagged_parent(tile, pose, cands, obs)
+            if fixed:
+                events.extend(fixed)
+                cands = self._candidates(pose) or cands
             events.append(self._judge(tile, pose, obs, cands, hand=len(fresh) == 1))
         # a tile set down apart earlier may now touch a tile laid since (a chickie read after
         # its toe): it was a play all along
@@ -822,6 +826,56 @@ class Tracker:
                                      "evidence": evidence})
         return TilePlayed(obs.frame, obs.t, str(tile), verdict.player, None if on is None else str(on), None, None,
                           legal=False, rule=err.code, message=err.message, evidence=evidence)
+
+    def _reread_flagged_parent(self, tile: Tile, pose: TilePose, candidates: list[tuple[float, BoardTile, Any]],
+                               obs: Observation) -> list[TrackEvent]:
+        """A tile laid against one flagged "ends do not match" says how that one was misread.
+
+        Players take an illegal play back; they do not build on it. So when the next tile is
+        laid against a tile flagged for a touching end that did not match, whose outer end
+        matches the new tile, and whose touching end read within two dots of what it needed,
+        the touching end was misread: the tile is the one with the needed value there. It is
+        taken as played (at the frame it was laid), the flag is withdrawn, and play goes on
+        from it rather than every later tile on that arm being flagged as laid off the layout.
+        A tile laid the wrong way round is never re-read this way (its outer end is the value
+        the parent needed, so the re-reading would be a double)."""
+        if self.current is None or not candidates:
+            return []
+        _, bt, contact = candidates[0]
+        if bt.status != "illegal" or bt.on is None or bt.touching is None:
+            return []
+        book = self.current
+        flag = next((f for f in reversed(book.illegal) if f["tile"] == str(bt.tile)
+                     and f.get("taken_back_frame") is None and not f.get("withdrawn")), None)
+        if flag is None or flag["rule"] != "ends_do_not_match":
+            return []
+        referee = book.referee
+        parent = self.board.get(bt.on)
+        slots = referee.open_slots(bt.on)
+        if parent is None or not slots:
+            return []
+        need = referee.board.open_ends[slots[0]].value
+        read_touching, outer = bt.pose.pips[bt.touching], bt.pose.pips[1 - bt.touching]
+        got = pose.pips[contact.touching]
+        if outer != got or need == got or abs(read_touching - need) > 2:
+            return []
+        alt = Tile(need, got)
+        if alt in self.board or not alt.in_set(self.config.set_max):
+            return []
+        verdict = referee.judge(alt, bt.on, need)
+        if not verdict.legal:
+            return []
+        del self.board[bt.tile]
+        flag["withdrawn"] = True
+        self._superseded.add((alt, bt.tile))  # later readings of the old value there are the same misread
+        first = next((o for o in self.window if o.frame == bt.frame), obs)
+        new_pose = TilePose(bt.pose.corners, (need, got) if bt.touching == 0 else (got, need))
+        referee.accept(alt, verdict, bt.frame, first.t, need)
+        self.board[alt] = BoardTile(alt, new_pose, "legal", verdict.player, bt.on, bt.touching, bt.frame)
+        msg = (f"{bt.tile} was {alt} misread: {tile} was laid against its {got} end, so the flag on it "
+               f"is withdrawn")
+        return [FlagWithdrawn(obs.frame, obs.t, str(alt), str(bt.tile), msg),
+                TilePlayed(bt.frame, first.t, str(alt), verdict.player, str(bt.on), verdict.slot, verdict.end)]
 
     def _save_evidence(self, obs: Observation, tile: Tile, pose: TilePose, parent: BoardTile | None,
                        message: str) -> str | None:
