@@ -398,16 +398,17 @@ class Tracker:
     def _clusters(observations: list[Observation]) -> list[list[tuple[int, TilePose]]]:
         """New-tile readings grouped by place: (observation number, pose) lists."""
         clusters: list[list[tuple[int, TilePose]]] = []
+        refs: list[tuple[float, float, float]] = []  # each cluster's first centre and reach, as floats
         for k, obs in enumerate(observations):
             for pose in obs.new:
-                c = pose.centre
-                for cl in clusters:
-                    ref = cl[0][1]
-                    if np.hypot(*(ref.centre - c)) < 0.4 * ref.length:
+                cx, cy = (float(v) for v in pose.centre)
+                for cl, (rx, ry, reach) in zip(clusters, refs):
+                    if math.hypot(rx - cx, ry - cy) < reach:
                         cl.append((k, pose))
                         break
                 else:
                     clusters.append([(k, pose)])
+                    refs.append((cx, cy, 0.4 * pose.length))
         return clusters
 
     def _unresolved(self, observations: list[Observation]) -> bool:
@@ -582,6 +583,7 @@ class Tracker:
         loose: list[str] = []
         if len(pending) > 1 and self.current is not None:
             pending = self._play_order(pending)
+        window_clusters = self._clusters(self.window)  # the window does not change while placing
         while pending:
             # the tile seen first goes first, among those that lie against the board now
             # (positions, not equality: two readings of one tile compare their poses' arrays)
@@ -602,7 +604,7 @@ class Tracker:
                          and self.current.referee.judge(tile, c[1].tile, pose.pips[c[2].touching]).legal]
                 if legal:
                     cands = legal[:1]
-                elif self._undecided_near(pose):
+                elif self._undecided_near(pose, window_clusters):
                     continue  # the tile it lies against may still be being read: wait for it
                 else:
                     # touching nothing a tile could be laid against: set down beside the layout
@@ -661,9 +663,9 @@ class Tracker:
         assert best is not None
         return best[2]
 
-    def _undecided_near(self, pose: TilePose) -> bool:
+    def _undecided_near(self, pose: TilePose, clusters: list[list[tuple[int, TilePose]]] | None = None) -> bool:
         """Whether a new reading near `pose` (another place) is still waiting for its values."""
-        for cl in self._clusters(self.window):
+        for cl in clusters if clusters is not None else self._clusters(self.window):
             ref = cl[-1][1]
             d = float(np.hypot(*(ref.centre - pose.centre)))
             if 0.4 * ref.length < d < 2.5 * ref.length and len({k for k, _ in cl}) >= 2 and \
