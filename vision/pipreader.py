@@ -249,10 +249,9 @@ def find_bar(crop: np.ndarray, band: tuple[float, float] = (0.36, 0.64)) -> tupl
     need, reach = 0.45 * w, 0.2 * w
     a, b = _runs_through(bridged, (c0 + c1) // 2)
     is_bar = (_longest_runs(diff) >= need) | ((b - a >= need) & (np.minimum(c0 - a, b - c1) >= reach))
-    rows = (y0 + np.flatnonzero(is_bar)).tolist()
-    if not rows:
+    rows_arr = y0 + np.flatnonzero(is_bar)
+    if not rows_arr.size:
         return None
-    rows_arr = np.array(rows)
     # of the blocks of bar rows, the one nearest the middle (the outline is off by a few
     # per cent at most); ties go to the thicker
     breaks = np.flatnonzero(np.diff(rows_arr) > 1)

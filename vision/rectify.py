@@ -65,8 +65,3 @@ def obb_to_corners(cx: float, cy: float, w: float, h: float, theta: float) -> np
     if ax * gy - ay * gx < 0:
         pts = pts[[1, 0, 3, 2]]
     return pts
-
-
-def _signed_area(p: np.ndarray) -> float:
-    x, y = p[:, 0], p[:, 1]
-    return 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))

@@ -663,9 +663,10 @@ class Tracker:
         assert best is not None
         return best[2]
 
-    def _undecided_near(self, pose: TilePose, clusters: list[list[tuple[int, TilePose]]] | None = None) -> bool:
-        """Whether a new reading near `pose` (another place) is still waiting for its values."""
-        for cl in clusters if clusters is not None else self._clusters(self.window):
+    def _undecided_near(self, pose: TilePose, clusters: list[list[tuple[int, TilePose]]]) -> bool:
+        """Whether a new reading near `pose` (another place; `clusters` of the window's new
+        readings) is still waiting for its values."""
+        for cl in clusters:
             ref = cl[-1][1]
             d = float(np.hypot(*(ref.centre - pose.centre)))
             if 0.4 * ref.length < d < 2.5 * ref.length and len({k for k, _ in cl}) >= 2 and \

@@ -177,11 +177,12 @@ def train_all(data_root: Path, out_dir: Path = MODELS_DIR, recipe: Recipe | None
         # the reader packs two crops per input, which halves its cost; teach it that picture
         from .pack_pips import pack_pip_dataset
 
-        newest, first = finetune_root or data_root, data_root
-        sources = [(newest, recipe.pip_packed_crops[0])] + ([(first, recipe.pip_packed_crops[1])] if finetune_root else [])
+        # crops of the newest renderer first, then (when there was a fine-tune) of the first set
+        roots = [finetune_root, data_root] if finetune_root else [data_root]
+        train = list(zip(roots, recipe.pip_packed_crops))
+        val = list(zip(roots, (500, 300)))
         packed = runs / "pips_packed_data"
-        pk = pip_plan(str(pack_pip_dataset(sources, [(newest, 500)] + ([(first, 300)] if finetune_root else []),
-                                           packed, seed=0)), 200, 160, gpu)
+        pk = pip_plan(str(pack_pip_dataset(train, val, packed, seed=0)), 200, 160, gpu)
         pk.hours, pk.name = recipe.pip_packed_hours, "pips_packed"
         pk.augment.update(lr0=recipe.pip_packed_lr0, warmup_epochs=0.3)
         pips = train_one(pk, runs, init_weights=pips)
