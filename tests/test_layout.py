@@ -343,9 +343,10 @@ def test_broken_detections_are_left_out_not_a_crash() -> None:
     assert any("could not be read" in w for w in out["warnings"])
 
 
-def _leaf_beyond_a_hole(plan):
+def _leaf_beyond_a_hole(plan, on_spinner: bool = False):
     """An ordinary arm tile whose one child is a leaf lying close to another layout tile:
-    with the arm tile missed, that leaf would look laid apart from the layout."""
+    with the arm tile missed, that leaf would look laid apart from the layout. With
+    `on_spinner`, the arm tile is laid on the spinner itself."""
     from vision.layout import NEAR_LAYOUT
     from vision.layout_geometry import closest_gap, estimate_ratio, make_frames
 
@@ -363,6 +364,8 @@ def _leaf_beyond_a_hole(plan):
     for t in order:
         a, b = lay["pips"][str(t)]
         if a == b or parent.get(t) is None or len(kids.get(t, [])) != 1 or kids.get(kids[t][0]):
+            continue
+        if on_spinner and parent[t] != lay["spinner"]:
             continue
         leaf = kids[t][0]
         others = [row[x] for x in order if x not in (t, leaf)]
@@ -398,6 +401,27 @@ def test_missed_tile_before_a_lone_leaf_is_a_gap_not_a_tile_laid_apart() -> None
     assert sorted(plan.layout["pips"][str(victim)]) in [sorted(g["pips"]) for g in out["gaps"]]
     leaf_det = [d for d, lab in det.truth_of.items() if lab == leaf][0]
     assert leaf_det not in out["loose_tiles"]
+
+
+def test_fifth_arm_is_reported_when_an_arm_tile_before_a_leaf_was_missed() -> None:
+    # the spinner shows four arms and its full count; the leaf beyond the missed arm tile
+    # lies close by: it joins through the hole, and the fifth arm is still a violation
+    for seed in range(400):
+        plan = plan_table(np.random.default_rng(seed), set_max=9, plant_kind="too_many_arms")
+        if not plan.meta["planted"]:
+            continue
+        found = _leaf_beyond_a_hole(plan, on_spinner=True)
+        if found and found[0] not in plan.meta["planted"][0]["tiles"]:
+            break
+    else:
+        raise AssertionError("no planted fifth arm beside an arm tile with a leaf close to the layout")
+    victim, leaf = found
+    det = _without(plan, victim)
+    rules = HouseRules.from_dict(plan.meta["rules"])
+    out = audit_detections(det.tiles, det.face_down, plan.set_max, rules, None)
+    assert "too_many_arms" in [v["rule"] for v in out["violations"]], out["violations"]
+    assert "not_connected" not in [v["rule"] for v in out["violations"]]
+    assert sorted(plan.layout["pips"][str(victim)]) in [sorted(g["pips"]) for g in out["gaps"]]
 
 
 def test_a_stray_reading_as_the_missed_tile_does_not_veto_the_gap() -> None:

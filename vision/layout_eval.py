@@ -197,7 +197,8 @@ def _explain(plan: TablePlan, det: Detected, out: dict[str, Any]) -> list[str]:
     """What was reported and what the detector missed, for a table read wrongly."""
     lay = plan.layout
     pips = {int(k): v for k, v in lay["pips"].items()}
-    name = lambda t: f"{max(pips[t])}-{min(pips[t])}"  # noqa: E731
+    # (a violation may name a hand or boneyard tile, which is no layout tile)
+    name = lambda t: f"{max(plan.placements[t].a, plan.placements[t].b)}-{min(plan.placements[t].a, plan.placements[t].b)}"  # noqa: E731
     nbrs: dict[int, list[int]] = {}
     for e in lay["edges"]:
         nbrs.setdefault(e["from"], []).append(e["to"])
