@@ -489,3 +489,66 @@ def test_a_tile_laid_on_a_flagged_tile_that_did_not_match_by_far_keeps_the_flag(
     _feed(tracker, [[spinner], [spinner, wrong]])
     events = _feed(tracker, [[spinner, wrong, _tile_at(300, 140, (3, 2))]])
     assert not [e for e in events if e.kind == "flag_withdrawn"]
+
+
+def _picture(dets, size=(480, 640)) -> np.ndarray:
+    """A dark table with each detection's tile drawn on it: light face, dark dots."""
+    import cv2
+
+    img = np.full((*size, 3), (40, 70, 45), np.uint8)
+    for d in dets:
+        c = d.corners.astype(np.float32)
+        cv2.fillConvexPoly(img, c.astype(np.int32), (225, 230, 235))
+        for half, n in enumerate(d.pips):
+            a, b = (c[0] + c[1]) / 2, (c[2] + c[3]) / 2  # the two end midpoints
+            for k in range(n):
+                t = 0.12 + 0.3 * ((k % 3) / 2) if half == 0 else 0.58 + 0.3 * ((k % 3) / 2)
+                side = (c[1] - c[0]) * (0.25 if k // 3 == 0 else -0.25)
+                p = a + (b - a) * t + side * (0 if n == 1 else 1)
+                cv2.circle(img, (int(p[0]), int(p[1])), 3, (20, 20, 20), -1)
+    return img
+
+
+def _feed_pictures(tracker, scenes, repeat=6):
+    """Like `_feed`, with a real frame per scene: (detections the reader gives, tiles drawn)."""
+    out = []
+    t = 100.0
+    for dets, drawn in scenes:
+        frame = _picture(drawn)
+        for k in range(repeat + 1):
+            tracker.gate.moving = k == 0
+            tracker.detector = lambda _f, d=dets: list(d)
+            out.extend(tracker.push(frame, t))
+            t += 0.1
+    return out
+
+
+def test_a_tile_the_reader_loses_while_its_place_looks_the_same_has_not_left_the_table():
+    cfg = GameConfig(2, 6, HouseRules())
+    tracker = Tracker(cfg, gate=_Still())
+    spinner, arm, second = _three()
+    everything = [spinner, arm, second]
+    _feed_pictures(tracker, [([spinner], [spinner]), ([spinner, arm], [spinner, arm]), (everything, everything)])
+    assert tracker.state.plays == 2
+    # after a hand went by, the reader no longer finds the 6-2, but it lies there as before
+    events = _feed_pictures(tracker, [([spinner, second], everything)], repeat=8)
+    assert not [e for e in events if e.kind in ("board_disturbed", "tile_taken_back")]
+    assert not tracker.board[Tile(6, 2)].missing
+    # and when it really is gone, its place shows bare table: that is reported
+    events = _feed_pictures(tracker, [([spinner, second], [spinner, second])], repeat=8)
+    assert [e.kind for e in events] == ["board_disturbed"] and events[0].missing == ["6-2"]
+
+
+def test_a_new_tile_read_as_a_tile_still_in_its_place_is_the_one_reading_a_pip_away_the_rules_accept():
+    """A 6-3 laid left of the spinner read as 6-2, which lies above the spinner: of the readings
+    one pip away, 5-2 does not match, 6-1 is on the table and 7-2 is no double-6 tile, so 6-3."""
+    cfg = GameConfig(2, 6, HouseRules())
+    tracker = Tracker(cfg, gate=_Still())
+    spinner, arm, second = _three()
+    _feed(tracker, [[spinner], [spinner, arm], [spinner, arm, second]])
+    left = _det(np.roll(_tile_at(240, 300, (6, 2), vertical=False).corners, 2, axis=0), (6, 2))
+    events = _feed(tracker, [[spinner, arm, second, left]], repeat=6)
+    plays = [(e.tile, e.on, e.legal) for e in events if isinstance(e, TilePlayed)]
+    assert plays == [("6-3", "6-6", True)]
+    assert not [e for e in events if e.kind == "board_disturbed"]
+    assert tracker.board[Tile(6, 2)].pose.centre[1] < 260  # the 6-2 did not move

@@ -40,6 +40,9 @@ class BoardTile:
     """Which end of `pose` (0 or 1) lies against `on`; the other end is the free one."""
     frame: int
     missing: bool = False
+    patch: np.ndarray | None = None
+    """The tile's picture when the board last settled (`tile_patch`): while its place still
+    looks like this, the tile has not left, whatever the reader makes of it."""
 
     @property
     def free_end(self) -> int | None:
@@ -74,6 +77,48 @@ class Observation:
     """Known tiles whose place holds a reading of some other tile lying another way (a
     misread of the tile, as a rule: the recognizer can make one tile into another)."""
     new: list[TilePose] = field(default_factory=list)
+    unchanged: dict[Tile, bool] = field(default_factory=dict)
+    """Known tiles whose place was compared with their settled picture, and the answer."""
+
+
+PATCH = (12, 24)
+"""A tile's picture for `same_picture`, straightened (width, length): coarse enough that a few
+pixels of pose error or a re-rendered grain barely show, fine enough to show the pips."""
+SAME_PICTURE = 0.75
+"""Least correlation between a tile's settled picture and its place now for the tile to
+count as still lying there."""
+SAME_BRIGHTNESS = 0.25
+"""Largest relative change of the place's mean brightness for the same."""
+
+
+def tile_patch(image: np.ndarray, pose: TilePose) -> np.ndarray | None:
+    """The tile's place in `image`, straightened to PATCH, grey, float32 (None off the picture)."""
+    if image is None or not isinstance(image, np.ndarray) or image.ndim < 2:
+        return None
+    h, w = image.shape[:2]
+    c = pose.corners
+    if (c[:, 0] < 0).any() or (c[:, 1] < 0).any() or (c[:, 0] > w).any() or (c[:, 1] > h).any():
+        return None
+    pw, ph = PATCH
+    dst = np.float32([[0, 0], [2 * pw, 0], [2 * pw, 2 * ph], [0, 2 * ph]])
+    m = cv2.getPerspectiveTransform(c.astype(np.float32), dst)
+    big = cv2.warpPerspective(image, m, (2 * pw, 2 * ph), flags=cv2.INTER_LINEAR)
+    if big.ndim == 3:
+        big = cv2.cvtColor(big, cv2.COLOR_BGR2GRAY)
+    return cv2.resize(big, PATCH, interpolation=cv2.INTER_AREA).astype(np.float32)
+
+
+def picture_similarity(ref: np.ndarray, cur: np.ndarray) -> tuple[float, float]:
+    """(correlation, relative change of mean brightness) between two tile pictures."""
+    a = ref - ref.mean()
+    b = cur - cur.mean()
+    ncc = float((a * b).sum() / np.sqrt((a * a).sum() * (b * b).sum() + 1e-6))
+    return ncc, float(abs(ref.mean() - cur.mean()) / (ref.mean() + 1.0))
+
+
+def same_picture(ref: np.ndarray, cur: np.ndarray) -> bool:
+    ncc, bright = picture_similarity(ref, cur)
+    return ncc >= SAME_PICTURE and bright <= SAME_BRIGHTNESS
 
 
 def identity(pose: TilePose, set_max: int) -> Tile | None:

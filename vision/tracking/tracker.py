@@ -28,6 +28,12 @@ reading stands for it (the recognizer would read the same pixels the same way), 
 change costs one reading, not one per frame of the decision window. Taking a tile off
 the board (gone, or replaced by another reading) needs two readings, though: when a
 reading does not show every board tile, the next still frame is read afresh.
+
+The reader loses and misreads tiles on a crowded table (a double-12 layout's tiles are
+~45 px long at 720p); the pixels do not. Each board tile keeps a small straightened
+picture of its place from when it was laid: a tile whose place still looks like that has
+not left the table, whatever the reader says, and a new tile read as one of those is a
+misreading (a set has one of each), taken as the one reading a pip away the rules accept.
 """
 from __future__ import annotations
 
@@ -42,7 +48,7 @@ import numpy as np
 from engine import GameConfig, ScoreSheet, Tile, hand_score, round_scores
 from engine.board import SLOT_STRIDE
 
-from .board import BoardTile, Observation, associate, identity, mean_pose, register
+from .board import BoardTile, Observation, associate, identity, mean_pose, register, same_picture, tile_patch
 from .events import (BoardCleared, BoardDisturbed, CameraMoved, FlagWithdrawn, FrameRejected, Notice, RoundScored,
                      RoundStarted, StreamLost, StreamResumed, TileTakenBack, TilePlayed, TrackEvent)
 from .geometry import ATTACH_MAX, TilePose, contact_on_double, contact_on_tile, motion_size, pose_from_detection
@@ -318,6 +324,13 @@ class Tracker:
             for bt in self.board.values():
                 bt.pose = bt.pose.transformed(m)
             self._reassociate()
+        latest = recent[-1]
+        if latest.motion is None and latest.image is not None:
+            # a tile laid since the board last settled: how its place looks, from the first
+            # still frame after it was placed (refreshed whenever the board settles)
+            for bt in self.board.values():
+                if bt.patch is None and not bt.missing:
+                    bt.patch = tile_patch(latest.image, bt.pose)
         events: list[TrackEvent] = []
         changed = False
         # tiles gone
@@ -393,6 +406,21 @@ class Tracker:
             poses = [o.seen_poses[tile] for o in observations if tile in o.seen_poses]
             if len(poses) >= max(2, len(observations) - 1):
                 bt.pose = mean_pose(poses)
+        # and how each place looks now, for telling a tile the reader lost from one taken away
+        image = observations[-1].image if observations else None
+        for bt in self.board.values():
+            if not bt.missing:
+                bt.patch = tile_patch(image, bt.pose)
+
+    def _unchanged(self, bt: BoardTile, obs: Observation) -> bool:
+        """Whether `bt`'s place in `obs` still looks as it did when the board last settled."""
+        if bt.patch is None or obs.image is None or obs.motion is not None:
+            return False
+        known = obs.unchanged.get(bt.tile)
+        if known is None:
+            cur = tile_patch(obs.image, bt.pose)
+            known = obs.unchanged[bt.tile] = cur is not None and same_picture(bt.patch, cur)
+        return known
 
     @staticmethod
     def _clusters(observations: list[Observation]) -> list[list[tuple[int, TilePose]]]:
@@ -478,16 +506,49 @@ class Tracker:
             known = self.board.get(tile)
             if known is not None:
                 # a tile already on the board, seen somewhere else: moved, or a misreading
-                if known.missing or all(tile not in o.seen for o in recent):
+                if known.missing or not any(self._still_there(known, o) for o in recent):
                     known.pose = pose
                     known.missing = False
                     taken.add(tile)
                     # reported below as a move (not a play)
                     out.append((tile, pose, window[k0]))
+                    continue
+                # still lying in its place: this is another tile, misread (a set has one of each)
+                fixed = self._misread_in_place(tile, pose)
+                if fixed is not None and fixed[0] not in taken:
+                    taken.add(fixed[0])
+                    out.append((fixed[0], fixed[1], window[k0]))
                 continue
             taken.add(tile)
             out.append((tile, pose, window[k0]))
         return out
+
+    def _misread_in_place(self, tile: Tile, pose: TilePose) -> tuple[Tile, TilePose] | None:
+        """A new tile read as `tile`, which still lies in its own place: the reading is wrong
+        somewhere. Of the readings one pip away on one end that are no board tile, the one the
+        engine accepts where this tile lies is taken; with none, or more than one, the tracker
+        waits for a better reading rather than guess."""
+        if self.current is None:
+            return None
+        a, b = pose.pips
+        top = self.config.set_max
+        fits: dict[Tile, TilePose] = {}
+        for na, nb in ((a - 1, b), (a + 1, b), (a, b - 1), (a, b + 1)):
+            if not (0 <= na <= top and 0 <= nb <= top):
+                continue
+            alt = Tile(na, nb)
+            if alt in self.board or alt in fits:
+                continue
+            alt_pose = TilePose(pose.corners, (na, nb))
+            for _, bt, contact in self._candidates(alt_pose)[:2]:
+                if self.current.referee.judge(alt, bt.tile, alt_pose.pips[contact.touching]).legal:
+                    fits[alt] = alt_pose
+                    break
+        if len(fits) != 1:
+            return None
+        alt, alt_pose = next(iter(fits.items()))
+        self._superseded.add((alt, tile))  # its place read as `tile` again is the same misreading
+        return alt, alt_pose
 
     # --- changes ----------------------------------------------------------------------
 
@@ -508,13 +569,18 @@ class Tracker:
         return len({o.read for o in observations})
 
     def _still_there(self, bt: BoardTile, obs: Observation) -> bool:
-        """Whether `obs` shows something at `bt`'s place: the tile itself, another reading of it
-        or, for a tile that cannot be taken back (a spinner, an older play), any reading lying
-        on it; the recognizer can make one tile into another, and a layout tile read as
-        something else has not left the table."""
+        """Whether `obs` shows something at `bt`'s place: the tile itself, another reading of it,
+        for a tile that cannot be taken back (a spinner, an older play) any reading lying on
+        it, or the very picture the place showed when the board last settled; the recognizer
+        can make one tile into another, or miss it, and a layout tile read as something else
+        or not at all has not left the table."""
         if bt.tile in obs.seen or bt.tile in obs.conflicts:
             return True
-        return bt.tile in obs.covered and bt.status in ("spinner", "legal", "joined") and not self._is_last_play(bt)
+        if bt.tile in obs.covered and bt.status in ("spinner", "legal", "joined") and not self._is_last_play(bt):
+            return True
+        # read as nothing at all, but its place looks as it did: the reader lost it, the
+        # tile did not leave (on 45-px tiles a double-12 layout loses a few in every reading)
+        return self._unchanged(bt, obs)
 
     def _moved_since(self, frame: int) -> bool:
         """Whether anything moved after `frame`: a tile is never taken away without a hand,
