@@ -343,10 +343,11 @@ def test_broken_detections_are_left_out_not_a_crash() -> None:
     assert any("could not be read" in w for w in out["warnings"])
 
 
-def _leaf_beyond_a_hole(plan, on_spinner: bool = False):
+def _leaf_beyond_a_hole(plan, on_spinner: bool = False, near: bool = True):
     """An ordinary arm tile whose one child is a leaf lying close to another layout tile:
     with the arm tile missed, that leaf would look laid apart from the layout. With
-    `on_spinner`, the arm tile is laid on the spinner itself."""
+    `on_spinner`, the arm tile is laid on the spinner itself; with `near` False, the leaf
+    lies farther than that from every other layout tile."""
     from vision.layout import NEAR_LAYOUT
     from vision.layout_geometry import closest_gap, estimate_ratio, make_frames
 
@@ -369,7 +370,7 @@ def _leaf_beyond_a_hole(plan, on_spinner: bool = False):
             continue
         leaf = kids[t][0]
         others = [row[x] for x in order if x not in (t, leaf)]
-        if closest_gap(frames, np.array([row[leaf]]), np.array(others))[0] <= NEAR_LAYOUT:
+        if (closest_gap(frames, np.array([row[leaf]]), np.array(others))[0] <= NEAR_LAYOUT) == near:
             return t, leaf
     return None
 
@@ -403,14 +404,16 @@ def test_missed_tile_before_a_lone_leaf_is_a_gap_not_a_tile_laid_apart() -> None
     assert leaf_det not in out["loose_tiles"]
 
 
-def test_fifth_arm_is_reported_when_an_arm_tile_before_a_leaf_was_missed() -> None:
+@pytest.mark.parametrize("near", [True, False], ids=["leaf near the layout", "leaf apart"])
+def test_fifth_arm_is_reported_when_an_arm_tile_before_a_leaf_was_missed(near: bool) -> None:
     # the spinner shows four arms and its full count; the leaf beyond the missed arm tile
-    # lies close by: it joins through the hole, and the fifth arm is still a violation
-    for seed in range(400):
+    # lies squarely one tile off it: it joins through the hole, and the fifth arm is still
+    # a violation (not a tile lying apart, nor nothing at all)
+    for seed in range(600):
         plan = plan_table(np.random.default_rng(seed), set_max=9, plant_kind="too_many_arms")
         if not plan.meta["planted"]:
             continue
-        found = _leaf_beyond_a_hole(plan, on_spinner=True)
+        found = _leaf_beyond_a_hole(plan, on_spinner=True, near=near)
         if found and found[0] not in plan.meta["planted"][0]["tiles"]:
             break
     else:

@@ -9,8 +9,8 @@ lying out of reach of the layout does not veto a hole, the conflict is noted). I
 values follow from its two neighbours. The inferred tile joins the board like any
 other, so a missing double picks up all its toes and a missing spinner all its arms.
 A lone tile (no neighbour of its own) is joined only where leaving it out would turn
-one missed detection into a violation: beyond the empty slot of a short double, or
-beyond a free end or a double while lying close to the layout.
+one missed detection into a violation, or hide one: beyond a slot of a double (an
+unfinished one, or one too many), or beyond a free end while lying close to the layout.
 """
 from __future__ import annotations
 
@@ -224,12 +224,11 @@ def bridge(board: Board, forest: Forest, obstacles: np.ndarray, next_id: int,
         size = np.bincount(comp, minlength=n)[comp]
         # groups of two or more tiles are joined to each other; a lone tile (hands and
         # strays are mostly lone) only where, left out, one missed detection would make a
-        # violation: one tile beyond the empty slot of a short double (reported unfinished),
-        # or one tile beyond a free end or a double while lying within `near_reach` of a group
-        # (reported as lying apart from the layout; beyond a spinner with all its arms, the hole
-        # is the arm and the lone tile makes one arm too many); it must lie squarely, and an
-        # ordinary tile (not a double, which would open a chickie the picture cannot vouch
-        # for) fills the hole
+        # violation or hide one: one tile beyond the empty slot of a short double (reported
+        # unfinished) or beyond a missed arm or toe of a full one (one too many, hidden), or
+        # one tile beyond a free end while lying within `near_reach` of a group (reported as
+        # lying apart from the layout); it must lie squarely, and an ordinary tile (not a
+        # double, which would open a chickie the picture cannot vouch for) fills the hole
         big = size >= 2
         doubles = pips[:, 0] == pips[:, 1]
         degree = np.zeros(n, int)
@@ -248,7 +247,7 @@ def bridge(board: Board, forest: Forest, obstacles: np.ndarray, next_id: int,
         lone_near = lone.copy()
         if lone.any():
             lone_near[lone] = closest_gap(frames, np.nonzero(lone)[0], np.nonzero(big)[0], near_reach) <= near_reach
-        pair_ok = ((big[:, None] & big[None, :]) | (short[:, None] & lone[None, :])
+        pair_ok = ((big[:, None] & big[None, :]) | ((short | (doubles & big))[:, None] & lone[None, :])
                    | (big[:, None] & lone_near[None, :]))
         other = (comp[:, None] != comp[None]) & (d < reach) & pair_ok
         # a reading of the hole that makes it a tile seen elsewhere is ruled out (a set has
