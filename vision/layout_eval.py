@@ -162,7 +162,12 @@ def score_scene(plan: TablePlan, det: Detected, out: dict[str, Any]) -> SceneSco
     planted = plan.meta["planted"]
     rules_seen = sorted({v["rule"] for v in out["violations"]})
     planted_found = None
-    planted_visible = bool(planted) and all(t in seen_labels for t in planted[0]["tiles"])
+    # visible: every tile the violation rests on was detected; one arm or toe too many rests on
+    # all of the double's arms or toes (with one of them missed, the count is legal)
+    evidence = set(planted[0]["tiles"]) if planted else set()
+    if planted and planted[0]["rule"] in ("too_many_arms", "too_many_toes"):
+        evidence |= {e["from"] for e in lay["edges"] if e["to"] == planted[0]["tiles"][0]}
+    planted_visible = bool(planted) and all(t in seen_labels for t in evidence)
     if planted and planted_visible:
         planted_found = planted[0]["rule"] in rules_seen
     # a missed tile between two seen neighbours is a gap the reading should bridge

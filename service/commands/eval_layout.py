@@ -61,7 +61,7 @@ def print_summary(s: dict) -> None:
     print(f"  layout edges: precision {s['edge_precision']:.4f}, recall {s['edge_recall']:.4f} "
           f"({s['edges_true']} true edges between detected tiles)")
     print(f"  spinner found: {s['spinner_found']:.4f} ({s['spinner_visible_tables']} tables with the spinner detected)")
-    print("  planted violations reported (tables where the planted tiles were all detected):")
+    print("  planted violations reported (tables where every tile the violation rests on was detected):")
     for kind, k in s["planted"].items():
         print(f"    {kind:22s} {k['found']}/{k['visible']}" + (f" ({k['scenes']} planted)" if k["scenes"] != k["visible"] else ""))
     print(f"  legal layouts with no violation reported: {s['legal_clean']:.2%} of {s['legal_tables']}; "
