@@ -22,6 +22,9 @@ def register(sub) -> None:
     p.add_argument("--no-finetune", action="store_true", help="skip the second-renderer pip fine-tune")
     p.add_argument("--stage2-hours", type=float, default=None,
                    help="detector second stage on block and table scenes (default 1.7; 0 skips it)")
+    p.add_argument("--tables-hours", type=float, default=None,
+                   help="detector third stage on windows of table scenes (default 0: skipped; "
+                        "tried and not kept, see models/README.md)")
     p.add_argument("--sequential", action="store_true", help="on a CPU, train one model after the other")
     p.add_argument("--out", default="models", help="where the ONNX models are written")
     p.set_defaults(func=run)
@@ -69,6 +72,18 @@ def run(args) -> int:
             if not (r / "detect" / "data.yaml").exists():
                 print(json.dumps(generate(SynthJob(str(r), kind, seed, None, None, pips=False), count)))
             stage2.append(r)
-    result = train_all(root, Path(args.out), recipe, ft_root, parallel=not args.sequential, stage2_roots=stage2)
+    tables = []
+    if args.tables_hours is not None and args.tables_hours < 0:
+        raise UserError("--tables-hours must be 0 (skip) or positive")
+    if args.tables_hours is not None:
+        recipe.det_tables_hours = args.tables_hours
+    if recipe.det_tables_hours > 0 and stage2:
+        extra = root.with_name(f"{root.name}_tables")
+        if not any((extra / "scenes").glob("*.json")):
+            job = SynthJob(str(extra), "table", args.seed + 4, None, None, detect=False, pips=False)
+            print(json.dumps(generate(job, recipe.tables_extra_scenes)))
+        tables = [stage2[1], extra]  # stage 2's table scenes and these
+    result = train_all(root, Path(args.out), recipe, ft_root, parallel=not args.sequential, stage2_roots=stage2,
+                       table_roots=tables)
     print(json.dumps(result, indent=2))
     return 0

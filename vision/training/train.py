@@ -1,6 +1,8 @@
 """Train the two models from rendered data and export them to ONNX.
 
-1. Tile detector: YOLO11n-OBB, classes tile / back, on whole scenes.
+1. Tile detector: YOLO11n-OBB, classes tile / back, on whole scenes; a second stage adds
+   blocks of touching tiles and tables (an optional third, off by default, windows of
+   tables at the size the detector's zoomed pass meets them: `table_windows`).
 2. Pip detector: YOLO11n, one class `pip`, on rectified tile crops (vision.rectify).
 Counting detected pips per half reads any value 0-18 in any colour without a class per
 value, which is what the published phone counter found to read real photos best.
@@ -132,11 +134,18 @@ class Recipe:
     det_stage2_lr0: float = 0.005
     stage2_hand_scenes: int = 1000  # with the "block" arrangement (renderer as of 98475a9)
     stage2_table_scenes: int = 500
+    det_tables_hours: float = 0.0  # third detector stage on windows of table scenes; 0 skips it
+    """Off: tried for 1.35 h (11 epochs, lr0 0.003) and not kept; it found more table tiles but
+    read the real photos worse (models/README.md)."""
+    det_tables_lr0: float = 0.003
+    tables_extra_scenes: int = 300  # table scenes rendered for it besides stage 2's
+    tables_samples: tuple[tuple[int, int], ...] = ((700, 60), (500, 60), (200, 0))
+    """(train, val) images kept from the first set, stage 2's hands and stage 2's whole tables."""
 
 
 def train_all(data_root: Path, out_dir: Path = MODELS_DIR, recipe: Recipe | None = None,
               finetune_root: Path | None = None, runs: Path | None = None, parallel: bool = False,
-              stage2_roots: list[Path] | None = None) -> dict:
+              stage2_roots: list[Path] | None = None, table_roots: list[Path] | None = None) -> dict:
     """Detector and pip reader from scratch on `data_root`; then, if `finetune_root` holds crops
     from a newer renderer, the pip reader is fine-tuned on them. On a 2-core CPU the recipe runs the
     two trainings side by side (one thread each) when `parallel`, as the committed run did."""
@@ -195,6 +204,21 @@ def train_all(data_root: Path, out_dir: Path = MODELS_DIR, recipe: Recipe | None
         st2.augment.update(lr0=recipe.det_stage2_lr0, warmup_epochs=0.5, close_mosaic=2)
         det = train_one(st2, runs, threads=None if gpu else os.cpu_count(), init_weights=det)
     t3 = time.perf_counter()
+    if table_roots and recipe.det_tables_hours > 0:
+        # third stage: tables at the size the zoomed pass meets them (vision.training.table_windows),
+        # with hands and whole tables from the earlier sets mixed in so that those are kept
+        from .table_windows import table_stage_yaml, window_dataset
+
+        windows = runs / "table_windows"
+        window_dataset([r / "scenes" for r in table_roots], windows, seed=0)
+        earlier = [data_root, *(stage2_roots or [])]
+        data = table_stage_yaml(windows, [(r, n, v) for r, (n, v) in zip(earlier, recipe.tables_samples)],
+                                runs / "table_stage")
+        st3 = detector_plan(str(data), 200, recipe.det_imgsz, gpu)
+        st3.hours, st3.name = recipe.det_tables_hours, "detector_tables"
+        st3.augment.update(lr0=recipe.det_tables_lr0, warmup_epochs=0.3, close_mosaic=2)
+        det = train_one(st3, runs, threads=None if gpu else os.cpu_count(), init_weights=det)
+    t4 = time.perf_counter()
     det_onnx = export_onnx(det, recipe.det_imgsz, out_dir / "tile_detector.onnx", dynamic=True)
     pip_float = export_onnx(pips, 160, runs / "pip_detector_float.onnx", dynamic=True)
     calib = sorted((packed or finetune_root or data_root).glob(("" if packed else "pips/") + "images/val/*.jpg"))
@@ -204,4 +228,5 @@ def train_all(data_root: Path, out_dir: Path = MODELS_DIR, recipe: Recipe | None
 
         mark_packed(pip_onnx)
     return {"detector": str(det_onnx), "pips": str(pip_onnx), "train_seconds": round(t1 - t0),
-            "finetune_seconds": round(t2 - t1), "stage2_seconds": round(t3 - t2), "gpu": gpu, "recipe": recipe.__dict__, "cpu_count": os.cpu_count()}
+            "finetune_seconds": round(t2 - t1), "stage2_seconds": round(t3 - t2),
+            "tables_seconds": round(t4 - t3), "gpu": gpu, "recipe": recipe.__dict__, "cpu_count": os.cpu_count()}
