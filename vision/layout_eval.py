@@ -202,8 +202,11 @@ def _explain(plan: TablePlan, det: Detected, out: dict[str, Any]) -> list[str]:
     """What was reported and what the detector missed, for a table read wrongly."""
     lay = plan.layout
     pips = {int(k): v for k, v in lay["pips"].items()}
-    # (a violation may name a hand or boneyard tile, which is no layout tile)
-    name = lambda t: f"{max(plan.placements[t].a, plan.placements[t].b)}-{min(plan.placements[t].a, plan.placements[t].b)}"  # noqa: E731
+
+    def name(t: int) -> str:  # (a violation may name a hand or boneyard tile: no layout tile)
+        a, b = plan.placements[t].a, plan.placements[t].b
+        return f"{max(a, b)}-{min(a, b)}"
+
     nbrs: dict[int, list[int]] = {}
     for e in lay["edges"]:
         nbrs.setdefault(e["from"], []).append(e["to"])
