@@ -5,6 +5,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 
 from vision.synth.dataset import SynthJob, generate
 from vision.training.table_windows import MIN_INSIDE, _window_labels, table_stage_yaml, window_dataset
@@ -64,3 +65,14 @@ def test_table_stage_keeps_a_sample_of_the_earlier_sets(tmp_path: Path) -> None:
     assert len(train) == 3 + 4 and len(val) == 1 + 2
     assert sum("/hands/" in f for f in train) == 4
     assert "train.txt" in y.read_text() and "names:" in y.read_text()
+
+
+def test_train_refuses_a_table_stage_without_the_second_stage_before_rendering_anything(tmp_path, capsys) -> None:
+    pytest.importorskip("ultralytics")
+    from service.cli import main
+
+    data = tmp_path / "synth"
+    assert main(["train", "--data", str(data), "--stage2-hours", "0", "--tables-hours", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "--tables-hours" in err and len(err.strip().splitlines()) == 1
+    assert not data.exists()

@@ -49,6 +49,12 @@ def run(args) -> int:
         if args.packed_hours < 0:
             raise UserError("--packed-hours must be 0 (skip) or positive")
         recipe.pip_packed_hours = args.packed_hours
+    if args.tables_hours is not None and args.tables_hours < 0:
+        raise UserError("--tables-hours must be 0 (skip) or positive")
+    if args.tables_hours is not None:
+        recipe.det_tables_hours = args.tables_hours
+    if recipe.det_tables_hours > 0 and args.stage2_hours == 0:
+        raise UserError("--tables-hours builds on the second stage's table scenes: it cannot go with --stage2-hours 0")
     root = Path(args.data)
     if not (root / "detect" / "data.yaml").exists() or not any((root / "scenes").glob("*.json")):
         print(json.dumps(generate(SynthJob(str(root), "hand", args.seed, None, None), args.scenes)))
@@ -73,10 +79,6 @@ def run(args) -> int:
                 print(json.dumps(generate(SynthJob(str(r), kind, seed, None, None, pips=False), count)))
             stage2.append(r)
     tables = []
-    if args.tables_hours is not None and args.tables_hours < 0:
-        raise UserError("--tables-hours must be 0 (skip) or positive")
-    if args.tables_hours is not None:
-        recipe.det_tables_hours = args.tables_hours
     if recipe.det_tables_hours > 0 and stage2:
         extra = root.with_name(f"{root.name}_tables")
         if not any((extra / "scenes").glob("*.json")):
