@@ -130,14 +130,17 @@ class _Still:
         pass
 
 
-def _feed(tracker, scenes, repeat=5):
+def _feed(tracker, scenes, repeat=5, pictures=False):
+    """Each scene's detections for `repeat` still frames after a moving one; with `pictures`,
+    a scene is (detections the reader gives, tiles drawn in the frame) and real frames go in."""
     out = []
     t = 0.0
-    for dets in scenes:
+    for scene in scenes:
+        dets, frame = (scene[0], _picture(scene[1])) if pictures else (scene, object())
         for k in range(repeat + 1):
             tracker.gate.moving = k == 0 and isinstance(tracker.gate, _Still)
             tracker.detector = lambda _f, d=dets: list(d)
-            out.extend(tracker.push(object(), t))
+            out.extend(tracker.push(frame, t))
             t += 0.1
     return out
 
@@ -509,33 +512,20 @@ def _picture(dets, size=(480, 640)) -> np.ndarray:
     return img
 
 
-def _feed_pictures(tracker, scenes, repeat=6):
-    """Like `_feed`, with a real frame per scene: (detections the reader gives, tiles drawn)."""
-    out = []
-    t = 100.0
-    for dets, drawn in scenes:
-        frame = _picture(drawn)
-        for k in range(repeat + 1):
-            tracker.gate.moving = k == 0
-            tracker.detector = lambda _f, d=dets: list(d)
-            out.extend(tracker.push(frame, t))
-            t += 0.1
-    return out
-
-
 def test_a_tile_the_reader_loses_while_its_place_looks_the_same_has_not_left_the_table():
     cfg = GameConfig(2, 6, HouseRules())
     tracker = Tracker(cfg, gate=_Still())
     spinner, arm, second = _three()
     everything = [spinner, arm, second]
-    _feed_pictures(tracker, [([spinner], [spinner]), ([spinner, arm], [spinner, arm]), (everything, everything)])
+    _feed(tracker, [([spinner], [spinner]), ([spinner, arm], [spinner, arm]), (everything, everything)],
+          pictures=True)
     assert tracker.state.plays == 2
     # after a hand went by, the reader no longer finds the 6-2, but it lies there as before
-    events = _feed_pictures(tracker, [([spinner, second], everything)], repeat=8)
+    events = _feed(tracker, [([spinner, second], everything)], repeat=8, pictures=True)
     assert not [e for e in events if e.kind in ("board_disturbed", "tile_taken_back")]
     assert not tracker.board[Tile(6, 2)].missing
     # and when it really is gone, its place shows bare table: that is reported
-    events = _feed_pictures(tracker, [([spinner, second], [spinner, second])], repeat=8)
+    events = _feed(tracker, [([spinner, second], [spinner, second])], repeat=8, pictures=True)
     assert [e.kind for e in events] == ["board_disturbed"] and events[0].missing == ["6-2"]
 
 
