@@ -84,7 +84,7 @@ def test_obb_corners_keep_label_winding_and_long_axis():
         assert 0.5 * (np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))) > 0
 
 
-def _decode_points(points: list[tuple[float, float, float]]):
+def _decode_points(points: list[tuple[float, float, float]], bar: tuple[float, float] | None = None):
     """Run the reader's decoding on model output holding these (x, y, score) crop-space dots."""
     from vision.onnx_yolo import Letterbox
     from vision.pipreader import PipReader
@@ -94,7 +94,23 @@ def _decode_points(points: list[tuple[float, float, float]]):
     out = np.zeros((5, len(points)), np.float32)
     for k, (x, y, s) in enumerate(points):
         out[:, k] = (x + 40, y, 9, 9, s)  # a single crop sits 40 px in from the left
-    return reader._decode(out, Letterbox(1.0, 40, 0), None)
+    return reader._decode(out, Letterbox(1.0, 40, 0), bar)
+
+
+SIX_SIX = [(x, y, 0.9) for y in (30, 55, 105, 130) for x in (22, 40, 58)]
+
+
+def test_a_row_of_touching_pips_taken_for_the_divider_is_counted_as_pips():
+    # big pips touching each other make a row as dark and as wide as a divider; the real,
+    # faint divider was not found
+    reading = _decode_points(SIX_SIX, bar=(55.0, 8.0))
+    assert reading.pips == (6, 6)
+    assert reading.bar is None
+
+
+def test_the_dividers_rounded_ends_read_as_dots_are_dropped():
+    reading = _decode_points(SIX_SIX + [(14, 80, 0.7), (66, 80, 0.7)], bar=(80.0, 4.0))
+    assert reading.pips == (6, 6)
 
 
 def test_a_dot_in_the_margin_in_line_with_a_counted_dot_is_the_rest_of_its_row():

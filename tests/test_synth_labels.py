@@ -138,3 +138,37 @@ def test_generate_writes_images_labels_and_json(tmp_path):
         for line in filter(None, crop_label.read_text().splitlines()):
             cls, x, y, bw, bh = line.split()
             assert cls == "0" and 0 <= float(x) <= 1 and 0 <= float(y) <= 1
+
+
+def test_a_table_the_planner_cannot_lay_out_is_drawn_again_from_a_derived_seed(tmp_path, monkeypatch):
+    import vision.synth.dataset as dataset
+    from vision.synth.table import LayoutFailed
+
+    real = dataset.render_kind
+    calls = []
+
+    def first_fails(kind, rng, size, set_max):
+        calls.append(kind)
+        if len(calls) == 1:
+            raise LayoutFailed("could not lay out a table scene in 40 attempts")
+        return real("hand", rng, size, set_max)
+
+    monkeypatch.setattr(dataset, "render_kind", first_fails)
+    stats = generate(SynthJob(str(tmp_path), "table", 3, (320, 240), 9), 1, workers=1, progress=False)
+    assert stats["images"] == 1 and len(calls) == 2
+    assert len(list((tmp_path / "scenes").glob("*.json"))) == 1
+
+
+def test_synth_command_reports_an_unplannable_table_in_one_line(tmp_path, monkeypatch, capsys):
+    import vision.synth.dataset as dataset
+    from service.cli import main
+    from vision.synth.table import LayoutFailed
+
+    def never(kind, rng, size, set_max):
+        raise LayoutFailed("could not lay out a table scene in 40 attempts")
+
+    monkeypatch.setattr(dataset, "render_kind", never)
+    code = main(["synth", "--kind", "table", "--count", "1", "--out", str(tmp_path / "s"), "--workers", "1"])
+    err = capsys.readouterr().err
+    assert code != 0
+    assert "could not lay out a table scene" in err and "Traceback" not in err

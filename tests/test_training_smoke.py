@@ -1,5 +1,6 @@
 """`chickenfoot train`'s machinery works end to end on a handful of tiny rendered images:
-render -> YOLO-OBB and pip-detector training -> ONNX export -> our onnxruntime pipeline."""
+render -> YOLO-OBB, pip-detector and half-reader training -> ONNX export -> our onnxruntime
+pipeline."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -14,6 +15,8 @@ pytest.importorskip("torch")
 def test_tiny_training_run_exports_models_the_recognizer_can_load(tmp_path: Path):
     from vision.recognize import Recognizer
     from vision.synth.dataset import SynthJob, generate
+    from vision.training.half_data import build_half_dataset
+    from vision.training.half_train import train_half_reader
     from vision.training.pack_pips import mark_packed, pack_pip_dataset
     from vision.training.quantize import quantize_int8
     from vision.training.train import detector_plan, export_onnx, pip_plan, train_one
@@ -35,7 +38,14 @@ def test_tiny_training_run_exports_models_the_recognizer_can_load(tmp_path: Path
     assert (models / "pip_detector.onnx").stat().st_size < pip_float.stat().st_size / 2
     assert (models / "tile_detector.onnx").stat().st_size > 100_000
 
+    halves = build_half_dataset([data / "scenes"], tmp_path / "halves", versions=1, val_share=0.3, workers=1)
+    assert halves["train"] > 0 and halves["val"] > 0
+    result = train_half_reader(tmp_path / "halves", models / "half_reader.onnx", hours=0.001, batch=16,
+                               log=lambda _line: None)
+    assert result["epochs"] >= 1 and 0.0 <= result["val_acc"] <= 1.0
+
     rec = Recognizer(models)
+    assert rec.halves is not None  # the folder's half reader is loaded for small tiles
     assert rec.detector.dynamic  # runs each image at its own aspect
     assert rec.pips.pack  # the exported reader says it was trained on two crops per input
     img = next((data / "scenes").glob("*.jpg"))

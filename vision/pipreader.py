@@ -133,9 +133,14 @@ class PipReader:
                     inside[k] = True
         xy, s = xy[inside], s[inside]
         if bar is not None:
-            # the bar's rounded ends look like dots; nothing real lies on the bar
             centre, thick = bar
             off_bar = np.abs(xy[:, 1] - centre) > thick / 2 + 0.02 * CROP_L
+            if int(((~off_bar) & (s >= self.conf)).sum()) >= PIP_ROW_ON_BAR:
+                # a row of big pips touching each other looks like a bar (a face whose divider
+                # is faint); the bar's rounded ends look like two dots at most
+                bar = None
+        if bar is not None:
+            # the bar's rounded ends look like dots; nothing real lies on the bar
             xy, s = xy[off_bar], s[off_bar]
             split = centre
         else:
@@ -162,6 +167,8 @@ class PipReader:
         return self.read_crops(crops)
 
 
+PIP_ROW_ON_BAR = 3
+"""Confident dots on a "divider" that make it a row of pips instead."""
 PARITY_MAX = 12  # values up to 12 follow the parity rule on every standard face; 13-18 do not
 PARITY_ADD_COST = 0.3  # how far under the threshold a dot may be to be added for parity
 PARITY_DROP_COST = 0.1  # how far over it a dot may be to be dropped for parity

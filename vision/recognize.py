@@ -10,12 +10,15 @@ from pathlib import Path
 from .correct import apply_rules, drop_duplicate_boxes, drop_overlapping_boxes, infer_set_max
 from .detector import CLASS_BACK, TileDetector
 from .imageio import LoadedImage, load_image
+from .halfreader import SMALL_TILE_PX, HalfReader, classified_reading
 from .pipreader import PipReader, TileReading
+from .rectify import rectify_tile
 from .types import Recognition, TileDetection
 
 REPO_MODELS = Path(__file__).resolve().parents[1] / "models"
 DETECTOR_FILE = "tile_detector.onnx"
 PIPS_FILE = "pip_detector.onnx"
+HALVES_FILE = "half_reader.onnx"
 
 
 def models_dir() -> Path:
@@ -25,7 +28,12 @@ def models_dir() -> Path:
 def looks_face_down(reading: TileReading) -> bool:
     """A box with no dot and no divider is a tile's back: every face, the double blank
     included, has its divider; a back has none (a blank read here counts 0 either way)."""
-    return reading.pips == (0, 0) and reading.bar is None
+    dots = tuple(getattr(h, "dots", h.count) for h in reading.halves)  # a classified end keeps its dot count
+    return dots == (0, 0) and reading.bar is None
+
+
+def _length(c) -> float:
+    return float((((c[0] - c[3]) ** 2).sum() ** 0.5 + ((c[1] - c[2]) ** 2).sum() ** 0.5) / 2)
 
 
 def cut_by_edge(corners, width: int, height: int, margin: float = 0.005) -> bool:
@@ -38,7 +46,7 @@ def cut_by_edge(corners, width: int, height: int, margin: float = 0.005) -> bool
 
 class Recognizer:
     def __init__(self, model_dir: str | Path | None = None, detector_conf: float = 0.5, pip_conf: float = 0.5,
-                 threads: int | None = None):
+                 threads: int | None = None, small_tiles: bool = True):
         d = Path(model_dir) if model_dir else models_dir()
         if d.is_file():  # --model may name the detector file itself
             det_path, d = d, d.parent
@@ -46,6 +54,9 @@ class Recognizer:
             det_path = d / DETECTOR_FILE
         self.detector = TileDetector(det_path, conf=detector_conf, threads=threads)
         self.pips = PipReader(d / PIPS_FILE, conf=pip_conf, threads=threads)
+        # a model folder without the half reader (an older one) reads every tile by its dots
+        self.halves = HalfReader(d / HALVES_FILE, threads=threads) if small_tiles and (d / HALVES_FILE).exists() \
+            else None
 
     def recognize_loaded(self, img: LoadedImage, set_max: int | None = None) -> Recognition:
         t0 = time.perf_counter()
@@ -53,7 +64,12 @@ class Recognizer:
         up, down = [], []
         for b in boxes:
             (down if b.cls == CLASS_BACK else up).append(b)
-        readings = self.pips.read(img.bgr, [b.corners for b in up])
+        crops = [rectify_tile(img.bgr, b.corners)[0] for b in up]
+        readings = self.pips.read_crops(crops)
+        if self.halves is not None:
+            small = [i for i, b in enumerate(up) if _length(b.corners) < SMALL_TILE_PX]
+            for i, p in zip(small, self.halves.probabilities([crops[i] for i in small])):
+                readings[i] = classified_reading(readings[i], p, set_max)
         tiles = [TileDetection(i, b.corners * img.scale, b.score) for i, b in enumerate(up)]
         for t, r in zip(tiles, readings):
             t.pip_points = [(x, y, c, h) for x, y, c, h in r.points]

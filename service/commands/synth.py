@@ -44,8 +44,14 @@ def run(args) -> int:
     else:
         from vision.synth.dataset import SynthJob, generate
 
+        from vision.synth.table import LayoutFailed
+
         job = SynthJob(args.out, args.kind, args.seed, args.size, args.set_max, pips=not args.no_crops)
-        stats = generate(job, args.count, workers=args.workers)
+        try:
+            stats = generate(job, args.count, workers=args.workers)
+        except LayoutFailed as exc:
+            raise UserError(f"{exc} (try another --size or --seed); the scenes rendered so far are in {args.out}") \
+                from None
     if args.contact_sheet:
         from vision.synth.contact import contact_sheet
 

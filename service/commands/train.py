@@ -25,6 +25,8 @@ def register(sub) -> None:
     p.add_argument("--tables-hours", type=float, default=None,
                    help="detector third stage on windows of table scenes (default 0: skipped; "
                         "tried and not kept, see models/README.md)")
+    p.add_argument("--half-hours", type=float, default=None,
+                   help="half reader (small tiles' ends) training budget (default 0.6; 0 skips it)")
     p.add_argument("--sequential", action="store_true", help="on a CPU, train one model after the other")
     p.add_argument("--out", default="models", help="where the ONNX models are written")
     p.set_defaults(func=run)
@@ -85,7 +87,21 @@ def run(args) -> int:
             job = SynthJob(str(extra), "table", args.seed + 4, None, None, detect=False, pips=False)
             print(json.dumps(generate(job, recipe.tables_extra_scenes)))
         tables = [stage2[1], extra]  # stage 2's table scenes and these
+    halves = None
+    if args.half_hours is not None:
+        if args.half_hours < 0:
+            raise UserError("--half-hours must be 0 (skip) or positive")
+        recipe.half_hours = args.half_hours
+    if recipe.half_hours > 0:
+        # the half reader learns from the first set's scenes, stage 2's tables and big-set scenes
+        halves = stage2[1:]
+        for k, (kind, set_max, count) in enumerate(recipe.half_scenes):
+            r = root.with_name(f"{root.name}_halves_{kind}{set_max}")
+            if not any((r / "scenes").glob("*.json")):
+                job = SynthJob(str(r), kind, args.seed + 10 + k, None, set_max, detect=False, pips=False)
+                print(json.dumps(generate(job, count)))
+            halves.append(r)
     result = train_all(root, Path(args.out), recipe, ft_root, parallel=not args.sequential, stage2_roots=stage2,
-                       table_roots=tables)
+                       table_roots=tables, half_roots=halves)
     print(json.dumps(result, indent=2))
     return 0

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..rectify import CROP_L, CROP_W, rectify_tile
 from .scene import Scene, render_hand
+from .table import LayoutFailed
 
 DETECT_MAX = 640
 DETECT_CLASSES = {0: "tile", 1: "back"}
@@ -106,10 +107,21 @@ def _pip_crops(scene: Scene, rng: np.random.Generator) -> list[tuple[np.ndarray,
     return out
 
 
+SCENE_RETRIES = 5
+
+
 def render_one(job: SynthJob, index: int) -> dict:
-    rng = np.random.default_rng(np.random.SeedSequence([job.seed, index]))
-    size = job.size or RANDOM_SIZES[int(rng.integers(0, len(RANDOM_SIZES)))]
-    scene = render_kind(job.kind, rng, size, job.set_max)
+    for retry in range(SCENE_RETRIES):
+        # retry 0 is the scene's own seed (reproducible); a table the planner cannot lay out
+        # (a double-18 round boxed into a narrow picture) is drawn again from a derived one
+        rng = np.random.default_rng(np.random.SeedSequence([job.seed, index] + ([retry] if retry else [])))
+        size = job.size or RANDOM_SIZES[int(rng.integers(0, len(RANDOM_SIZES)))]
+        try:
+            scene = render_kind(job.kind, rng, size, job.set_max)
+            break
+        except LayoutFailed:
+            if retry == SCENE_RETRIES - 1:
+                raise
     name = f"{job.kind}_{job.seed}_{index:06d}"
     split = "val" if index % job.val_every == job.val_every - 1 else "train"
     root = Path(job.out)

@@ -33,6 +33,10 @@ from engine.round import RoundState
 from .scene import SET_SIZES, Camera, Placement, Scene, TileLabel, _apply_h, quads_overlap, random_camera, render_scene, tile_corners
 from .tileface import TileStyle, random_style
 
+
+class LayoutFailed(RuntimeError):
+    """The round planner found no table that fits the picture with these draws."""
+
 PLANT_KINDS: tuple[str, ...] = (
     "ends_do_not_match",  # a tile laid with the wrong number against its neighbour
     "too_many_toes",  # a fourth toe on a chickie
@@ -811,7 +815,7 @@ def plan_table(rng: np.random.Generator, size: tuple[int, int] = (1280, 960), se
             continue  # the plant broke something else as well (or the layout is not what we meant)
         break
     else:
-        raise RuntimeError("could not lay out a table scene in 40 attempts")
+        raise LayoutFailed("could not lay out a table scene in 40 attempts")
 
     reveal = tr.over and py.random() < 0.5
     around = surroundings(tr, ratio, py, reveal)

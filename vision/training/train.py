@@ -141,11 +141,18 @@ class Recipe:
     tables_extra_scenes: int = 300  # table scenes rendered for it besides stage 2's
     tables_samples: tuple[tuple[int, int], ...] = ((700, 60), (500, 60), (200, 0))
     """(train, val) images kept from the first set, stage 2's hands and stage 2's whole tables."""
+    half_hours: float = 0.6  # the half reader for small tiles (vision.halfreader); 0 skips it
+    half_versions: int = 3  # sizes each tile is shrunk to (both ends of each)
+    half_scenes: tuple[tuple[str, int, int], ...] = (("table", 15, 300), ("table", 18, 300), ("table", 12, 200),
+                                                     ("hand", 15, 500), ("hand", 18, 500))
+    """(kind, set, count) of scenes rendered for it besides the first set's and stage 2's tables:
+    the big sets' values 13-18 are rare elsewhere."""
 
 
 def train_all(data_root: Path, out_dir: Path = MODELS_DIR, recipe: Recipe | None = None,
               finetune_root: Path | None = None, runs: Path | None = None, parallel: bool = False,
-              stage2_roots: list[Path] | None = None, table_roots: list[Path] | None = None) -> dict:
+              stage2_roots: list[Path] | None = None, table_roots: list[Path] | None = None,
+              half_roots: list[Path] | None = None) -> dict:
     """Detector and pip reader from scratch on `data_root`; then, if `finetune_root` holds crops
     from a newer renderer, the pip reader is fine-tuned on them. On a 2-core CPU the recipe runs the
     two trainings side by side (one thread each) when `parallel`, as the committed run did."""
@@ -227,6 +234,16 @@ def train_all(data_root: Path, out_dir: Path = MODELS_DIR, recipe: Recipe | None
         from .pack_pips import mark_packed
 
         mark_packed(pip_onnx)
-    return {"detector": str(det_onnx), "pips": str(pip_onnx), "train_seconds": round(t1 - t0),
+    t5 = time.perf_counter()
+    halves = None
+    if recipe.half_hours > 0 and half_roots is not None:
+        from .half_data import build_half_dataset
+        from .half_train import train_half_reader
+
+        dirs = [d / "scenes" for d in [data_root, *half_roots] if (d / "scenes").is_dir()]
+        build_half_dataset(dirs, runs / "halves", versions=recipe.half_versions)
+        halves = train_half_reader(runs / "halves", out_dir / "half_reader.onnx", hours=recipe.half_hours)
+    return {"detector": str(det_onnx), "pips": str(pip_onnx), "half_reader": halves,
+            "half_seconds": round(time.perf_counter() - t5), "train_seconds": round(t1 - t0),
             "finetune_seconds": round(t2 - t1), "stage2_seconds": round(t3 - t2),
             "tables_seconds": round(t4 - t3), "gpu": gpu, "recipe": recipe.__dict__, "cpu_count": os.cpu_count()}

@@ -1,0 +1,73 @@
+"""The half reader: how a tile's ends are cut for it, and how its opinion enters a reading."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.halfreader import CLASSES, HALF_H, HALF_W, ClassifiedHalf, classified_reading, half_inputs
+from vision.pipreader import HalfReading, TileReading
+from vision.rectify import CROP_L, CROP_W
+from vision.recognize import looks_face_down
+
+MODELS = Path(__file__).resolve().parents[1] / "models"
+
+
+def _two_colour_crop() -> np.ndarray:
+    crop = np.zeros((CROP_L, CROP_W, 3), np.uint8)
+    crop[: CROP_L // 2] = (0, 0, 255)  # end 0 red
+    crop[CROP_L // 2:] = (255, 0, 0)  # end 1 blue
+    crop[: CROP_L // 2, :10] = (0, 255, 0)  # a green strip on end 0's left edge
+    return crop
+
+
+def test_each_end_is_cut_with_its_divider_at_the_bottom():
+    top, bottom = half_inputs(_two_colour_crop())
+    assert top.shape == bottom.shape == (HALF_H, HALF_W, 3)
+    # end 0's own colour fills its input but the last rows (the strip past the divider)
+    assert (top[: HALF_H * 8 // 9 - 1, 8:, 2] == 255).all()
+    assert (top[-1, 8:, 0] == 255).all()
+    # end 1 is turned half a turn: its rows past the divider (end 0's colour) come last
+    assert (bottom[: HALF_H * 8 // 9 - 1, :, 0] == 255).all()
+    assert (bottom[-1, :-8, 2] == 255).all()
+    assert (bottom[-1, -3:, 1] == 255).all()  # end 0's left edge lands on the right when turned
+
+
+def _reading(a: int, b: int) -> TileReading:
+    return TileReading((HalfReading(a, [0.9] * a, 0.8), HalfReading(b, [0.9] * b, 0.8)), [], (80.0, 4.0))
+
+
+def test_classifier_values_above_the_sets_maximum_are_ruled_out():
+    probs = np.zeros((2, CLASSES), np.float32)
+    probs[0, 13], probs[0, 12] = 0.7, 0.3
+    probs[1, 4] = 1.0
+    fixed = classified_reading(_reading(8, 4), probs, set_max=12)
+    assert fixed.pips == (12, 4)
+    assert fixed.halves[0].confidence == pytest.approx(1.0)
+    assert classified_reading(_reading(8, 4), probs, set_max=15).pips == (13, 4)
+
+
+def test_a_close_second_value_is_a_cheap_second_reading():
+    probs = np.zeros(CLASSES, np.float32)
+    probs[[11, 12, 3]] = 0.5, 0.4, 0.1
+    half = ClassifiedHalf(11, probs, dots=9)
+    alts = dict(half.alternatives(0.5))
+    assert alts[12] == pytest.approx(0.1)
+    assert alts[3] == pytest.approx(0.4)
+
+
+def test_a_classified_blank_back_is_still_told_by_its_dots_and_missing_divider():
+    probs = np.zeros((2, CLASSES), np.float32)
+    probs[:, 2] = 1.0
+    back = TileReading((HalfReading(0, [], 0.9), HalfReading(0, [], 0.9)), [], None)
+    assert looks_face_down(classified_reading(back, probs, 12))
+
+
+@pytest.mark.skipif(not (MODELS / "half_reader.onnx").exists(), reason="no committed half reader")
+def test_committed_half_reader_gives_a_distribution_per_end():
+    from vision.halfreader import HalfReader
+
+    p = HalfReader(MODELS / "half_reader.onnx").probabilities([_two_colour_crop()] * 3)
+    assert p.shape == (3, 2, CLASSES)
+    assert np.allclose(p.sum(2), 1.0, atol=1e-4)

@@ -1,0 +1,101 @@
+"""Read the ends of small tiles by the look of the whole pattern, not by counting dots.
+
+On a tile under ~60 px long (a double-12 or double-15 table filling a webcam frame) the
+dots of the big values merge into bars and blocks: the pip detector, which counts dots,
+undercounts them badly (a 15 read as 6 or 8). The pattern's overall shape, extent and
+density still differ from value to value, and a small classifier trained on rendered ends
+shrunk to such sizes (`vision.training.half_data`) tells them apart. `Recognizer` asks it
+only about tiles shorter than `SMALL_TILE_PX` and weighs it against the dot count there.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from .onnx_yolo import make_session
+from .rectify import CROP_L
+
+HALF_W, HALF_H = 32, 36
+"""Classifier input (one end of a tile, divider at the bottom), pixels."""
+HALF_ROWS = int(CROP_L * 0.5625)
+"""Rows of the straightened crop an end takes: its half and a strip past the divider."""
+CLASSES = 19
+"""Values 0-18 (up to the double-18 set)."""
+
+
+def half_inputs(crop: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A straightened crop's two ends as classifier inputs: end 0 as it is (divider at the
+    bottom of its rows), end 1 turned half a turn so its divider is at the bottom too."""
+    top = crop[:HALF_ROWS]
+    bottom = crop[::-1, ::-1][:HALF_ROWS]
+    size = (HALF_W, HALF_H)
+    return (cv2.resize(top, size, interpolation=cv2.INTER_AREA),
+            cv2.resize(bottom, size, interpolation=cv2.INTER_AREA))
+
+
+def to_tensor(halves: np.ndarray) -> np.ndarray:
+    """N×H×W×3 uint8 BGR -> N×3×H×W float32 RGB in 0-1 (the training layout)."""
+    return np.ascontiguousarray(halves[..., ::-1].transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
+
+
+class HalfReader:
+    """The ONNX half classifier: straightened crops in, per-end value probabilities out."""
+
+    def __init__(self, path: str | Path, threads: int | None = None) -> None:
+        self.session = make_session(path, threads)
+        self.input_name = self.session.get_inputs()[0].name
+
+    def probabilities(self, crops: list[np.ndarray]) -> np.ndarray:
+        """(len(crops), 2, CLASSES): for each crop, end 0's and end 1's value probabilities."""
+        if not crops:
+            return np.zeros((0, 2, CLASSES), np.float32)
+        halves = np.stack([h for c in crops for h in half_inputs(c)])
+        logits = self.session.run(None, {self.input_name: to_tensor(halves)})[0]
+        z = logits - logits.max(1, keepdims=True)
+        p = np.exp(z)
+        p /= p.sum(1, keepdims=True)
+        return p.reshape(len(crops), 2, -1).astype(np.float32)
+
+
+SMALL_TILE_PX = 70.0
+"""Tiles shorter than this (pixels of the picture read) get the classifier's opinion."""
+
+
+@dataclass
+class ClassifiedHalf:
+    """An end read by the classifier; quacks like `pipreader.HalfReading` for the rule-based
+    correction: `alternatives` are the next likeliest values, costing their shortfall in
+    probability (a close second is a cheap second reading)."""
+
+    count: int
+    probs: np.ndarray
+    dots: int
+    """What the dot count said, kept for the notes."""
+
+    @property
+    def confidence(self) -> float:
+        return float(self.probs[self.count])
+
+    def alternatives(self, threshold: float) -> list[tuple[int, float]]:
+        best = float(self.probs[self.count])
+        order = np.argsort(-self.probs)
+        return [(int(v), best - float(self.probs[v])) for v in order[1:4]]
+
+
+def classified_reading(reading: Any, probs: np.ndarray, set_max: int | None) -> Any:
+    """`reading` (a `TileReading`) with each end taken from the classifier's `probs` (2×CLASSES),
+    values above the set's maximum ruled out."""
+    from .pipreader import TileReading
+
+    top = CLASSES - 1 if set_max is None else min(int(set_max), CLASSES - 1)
+    halves = []
+    for end in (0, 1):
+        p = probs[end].copy()
+        p[top + 1:] = 0.0
+        p /= max(float(p.sum()), 1e-9)
+        halves.append(ClassifiedHalf(int(np.argmax(p)), p, reading.halves[end].count))
+    return TileReading((halves[0], halves[1]), reading.points, reading.bar)

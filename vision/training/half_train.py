@@ -1,0 +1,134 @@
+"""Train the half reader (`vision.halfreader`) on samples from `half_data` and export it.
+
+A plain small CNN in torch, not an Ultralytics model: the task is one label per end, and a
+network this size trains in well under an hour on a laptop CPU. Augmentation at training
+time covers what the rendered samples vary least: brightness and contrast, pip colour (the
+colour channels shuffled: a set's palette says nothing general about values), mirroring
+(a mirrored face is the same value) and a shift of a pixel or two (outline error).
+"""
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from ..halfreader import CLASSES, HALF_H, HALF_W, to_tensor
+
+
+def make_model():
+    import torch.nn as nn
+
+    def block(i: int, o: int) -> nn.Module:
+        return nn.Sequential(nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True))
+
+    return nn.Sequential(
+        block(3, 16), block(16, 16), nn.MaxPool2d(2),
+        block(16, 32), block(32, 32), nn.MaxPool2d(2),
+        block(32, 64), block(64, 64), nn.AdaptiveAvgPool2d((3, 3)),
+        nn.Flatten(), nn.Dropout(0.2), nn.Linear(64 * 9, 128), nn.ReLU(inplace=True), nn.Linear(128, CLASSES),
+    )
+
+
+def _augment(x, gen):
+    import torch
+
+    n = x.shape[0]
+    # colour: shuffle channels for half the batch, then brightness / contrast
+    perm = torch.stack([torch.randperm(3, generator=gen) for _ in range(n)])
+    swap = torch.rand(n, generator=gen) < 0.5
+    idx = torch.where(swap[:, None], perm, torch.arange(3).expand(n, 3))
+    x = torch.gather(x, 1, idx[:, :, None, None].expand_as(x))
+    gain = 1 + (torch.rand(n, 1, 1, 1, generator=gen) - 0.5) * 0.5
+    bias = (torch.rand(n, 1, 1, 1, generator=gen) - 0.5) * 0.2
+    mean = x.mean((1, 2, 3), keepdim=True)
+    x = ((x - mean) * gain + mean + bias).clamp(0, 1)
+    flip = torch.rand(n, generator=gen) < 0.5
+    x = torch.where(flip[:, None, None, None], x.flip(3), x)
+    # shift by up to 2 px
+    dx, dy = (int(v) for v in torch.randint(-2, 3, (2,), generator=gen))
+    x = torch.roll(x, (dy, dx), (2, 3))
+    return x
+
+
+def evaluate(model, x: np.ndarray, y: np.ndarray, batch: int = 1024) -> float:
+    import torch
+
+    model.eval()
+    right = 0
+    with torch.no_grad():
+        for i in range(0, len(y), batch):
+            logits = model(torch.from_numpy(to_tensor(x[i:i + batch])))
+            right += int((logits.argmax(1).numpy() == y[i:i + batch]).sum())
+    return right / max(len(y), 1)
+
+
+def train_half_reader(data: Path, out: Path, hours: float = 0.5, batch: int = 256, lr: float = 3e-3,
+                      seed: int = 0, log: Callable[[str], None] = print) -> dict:
+    """Train for `hours` of wall clock (the learning rate follows a cosine over that time),
+    keep the weights with the best validation accuracy, export `out` (ONNX, dynamic batch)."""
+    import torch
+    import torch.nn.functional as F
+
+    torch.manual_seed(seed)
+    gen = torch.Generator().manual_seed(seed)
+    tr = np.load(data / "train.npz")
+    va = np.load(data / "val.npz")
+    xt, yt = tr["x"], tr["y"]
+    xv, yv = va["x"], va["y"]
+    if len(yt) == 0:
+        raise ValueError(f"{data}: no training samples")
+    counts = np.bincount(yt, minlength=CLASSES).astype(np.float64)
+    weights = torch.tensor(1.0 / np.sqrt(np.maximum(counts, 1.0)), dtype=torch.float32)
+    weights *= CLASSES / weights.sum()
+    model = make_model()
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    budget = hours * 3600
+    t0 = time.perf_counter()
+    best = (-1.0, None)
+    epoch = 0
+    history = []
+    while time.perf_counter() - t0 < budget:
+        model.train()
+        order = np.random.default_rng(seed + epoch).permutation(len(yt))
+        seen = 0
+        loss_sum = 0.0
+        for i in range(0, len(order), batch):
+            frac = min(1.0, (time.perf_counter() - t0) / budget)
+            for g in opt.param_groups:
+                g["lr"] = lr * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * frac)))
+            sel = order[i:i + batch]
+            xb = _augment(torch.from_numpy(to_tensor(xt[sel])), gen)
+            yb = torch.from_numpy(yt[sel])
+            loss = F.cross_entropy(model(xb), yb, weight=weights, label_smoothing=0.05)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            seen += len(sel)
+            loss_sum += float(loss.detach()) * len(sel)
+            if time.perf_counter() - t0 >= budget:
+                break
+        epoch += 1
+        acc = evaluate(model, xv, yv)
+        history.append({"epoch": epoch, "loss": round(loss_sum / max(seen, 1), 4), "val_acc": round(acc, 4),
+                        "minutes": round((time.perf_counter() - t0) / 60, 1)})
+        log(f"half reader epoch {epoch}: loss {loss_sum / max(seen, 1):.4f}, val accuracy {acc:.4f}")
+        if acc > best[0]:
+            best = (acc, {k: v.detach().clone() for k, v in model.state_dict().items()})
+    if best[1] is not None:
+        model.load_state_dict(best[1])
+    export_half_reader(model, out)
+    return {"epochs": epoch, "val_acc": best[0], "history": history, "train": int(len(yt)), "val": int(len(yv))}
+
+
+def export_half_reader(model, out: Path) -> Path:
+    import torch
+
+    model.eval()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    dummy = torch.zeros(2, 3, HALF_H, HALF_W)
+    torch.onnx.export(model, dummy, str(out), input_names=["halves"], output_names=["logits"],
+                      dynamic_axes={"halves": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
+    return out
