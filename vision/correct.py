@@ -156,6 +156,19 @@ def _heaviest_compatible(group: list[int], conflicts: dict[int, set[int]], weigh
     return best[1]
 
 
+def second_readings(pips: tuple[int, int], reading: TileReading, set_max: int, threshold: float,
+                    max_cost: float = MAX_COST) -> list[tuple[tuple[int, int], float]]:
+    """One end read otherwise, as plausible as `max_cost` allows, cheapest first."""
+    out = []
+    for end in (0, 1):
+        for count, cost in reading.halves[end].alternatives(threshold):
+            alt = list(pips)
+            alt[end] = count
+            if cost <= max_cost and 0 <= count <= set_max and alt[end] != pips[end]:
+                out.append(((alt[0], alt[1]), round(float(cost), 3)))
+    return sorted(out, key=lambda a: a[1])
+
+
 def apply_rules(tiles: list[TileDetection], readings: list[TileReading], set_max: int, threshold: float) -> list[str]:
     """Fix values in place on `tiles` (parallel to `readings`); returns warnings for the photo.
 

@@ -7,7 +7,7 @@ from functools import lru_cache
 from pathlib import Path
 
 
-from .correct import apply_rules, drop_duplicate_boxes, drop_overlapping_boxes, infer_set_max
+from .correct import apply_rules, second_readings, drop_duplicate_boxes, drop_overlapping_boxes, infer_set_max
 from .detector import CLASS_BACK, TileDetector
 from .imageio import LoadedImage, load_image
 from .halfreader import SMALL_TILE_PX, HalfReader, classified_reading
@@ -57,6 +57,7 @@ class Recognizer:
         # a model folder without the half reader (an older one) reads every tile by its dots
         self.halves = HalfReader(d / HALVES_FILE, threads=threads) if small_tiles and (d / HALVES_FILE).exists() \
             else None
+        self.small_tile_px = SMALL_TILE_PX
 
     def recognize_loaded(self, img: LoadedImage, set_max: int | None = None) -> Recognition:
         t0 = time.perf_counter()
@@ -67,7 +68,7 @@ class Recognizer:
         crops = [rectify_tile(img.bgr, b.corners)[0] for b in up]
         readings = self.pips.read_crops(crops)
         if self.halves is not None:
-            small = [i for i, b in enumerate(up) if _length(b.corners) < SMALL_TILE_PX]
+            small = [i for i, b in enumerate(up) if _length(b.corners) < self.small_tile_px]
             for i, p in zip(small, self.halves.probabilities([crops[i] for i in small])):
                 readings[i] = classified_reading(readings[i], p, set_max)
         tiles = [TileDetection(i, b.corners * img.scale, b.score) for i, b in enumerate(up)]
@@ -88,6 +89,8 @@ class Recognizer:
         raw_max = max((max(r.pips) for r in readings), default=0)
         smax = set_max or infer_set_max([raw_max])
         warnings = apply_rules(tiles, readings, smax, self.pips.conf)
+        for t, r in zip(tiles, readings):
+            t.second_readings = second_readings(t.pips, r, smax, self.pips.conf)
         n_cut = sum(1 for t in tiles if any(n.startswith("cut off") for n in t.notes))
         if n_cut:
             warnings.append(f"{n_cut} tile{'s' if n_cut > 1 else ''} cut off by the edge of the picture: "

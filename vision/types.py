@@ -23,6 +23,9 @@ class TileDetection:
     pip_confidence: float = 0.0  # how sure the pip reader is of both counts (0..1)
     pip_points: list[tuple[float, float, float, int]] = field(default_factory=list)  # x, y, conf, half
     notes: list[str] = field(default_factory=list)  # corrections applied, e.g. "value capped at set max"
+    second_readings: list[tuple[tuple[int, int], float]] = field(default_factory=list)
+    """Next likeliest values (pips in the same end order, cost: how much less likely), cheapest
+    first: what a caller that knows more (the rules at this place) may take instead."""
 
     @property
     def centre(self) -> np.ndarray:

@@ -241,4 +241,4 @@ def mean_pose(poses: list[TilePose]) -> TilePose:
     for p in poses[1:]:
         _, corners = _corner_pairs(ref, p)
         stack.append(corners)
-    return TilePose(np.mean(stack, axis=0), ref.pips)
+    return TilePose(np.mean(stack, axis=0), ref.pips, ref.second)

@@ -30,6 +30,8 @@ class TilePose:
     corners: np.ndarray
     """(4, 2) float64, image pixels, end0-left, end0-right, end1-right, end1-left."""
     pips: tuple[int, int]
+    second: tuple[tuple[tuple[int, int], float], ...] = ()
+    """The reader's next likeliest readings (pips in the same end order, cost), cheapest first."""
 
     @property
     def centre(self) -> np.ndarray:
@@ -70,7 +72,7 @@ class TilePose:
             out = cv2.perspectiveTransform(pts, m)
         else:
             out = cv2.transform(pts, m)
-        return TilePose(out.reshape(4, 2), self.pips)
+        return TilePose(out.reshape(4, 2), self.pips, self.second)
 
     def to_list(self) -> list[list[float]]:
         return [[round(float(x), 1), round(float(y), 1)] for x, y in self.corners]
@@ -80,7 +82,8 @@ def pose_from_detection(det) -> TilePose | None:
     """A `TileDetection` as a pose; None when its values were not read."""
     if det.pips is None:
         return None
-    return TilePose(np.asarray(det.corners, np.float64).reshape(4, 2), (int(det.pips[0]), int(det.pips[1])))
+    second = tuple((tuple(p), float(c)) for p, c in getattr(det, "second_readings", ()))
+    return TilePose(np.asarray(det.corners, np.float64).reshape(4, 2), (int(det.pips[0]), int(det.pips[1])), second)
 
 
 def point_quad_distance(pt: np.ndarray, quad: np.ndarray) -> float:

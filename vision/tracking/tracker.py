@@ -75,6 +75,10 @@ out must not keep the recognizer running on every frame)."""
 ALTERNATIVE_MARGIN = 0.2
 """How much worse (tile widths) a legal place may fit than an illegal one and still be preferred."""
 
+SECOND_READING_COST = 0.25
+"""How much less likely than the first (dot score margin, or class probability) a reader's second
+reading may be and still be taken when it makes an illegal-looking play legal."""
+
 Detector = Callable[[Any], Sequence[Any]]
 """frame -> tile detections (`vision.types.TileDetection`-like: corners, pips, confidence)."""
 
@@ -874,6 +878,23 @@ class Tracker:
                 for score, bt, contact in self._candidates(alt_pose)[:2]:
                     v = referee.judge(alt, bt.tile, alt_pose.pips[contact.touching])
                     if v.legal:
+                        tile, pose = alt, alt_pose
+                        legal = [(v, bt, contact.touching)]
+                        break
+                if legal:
+                    break
+        if not legal:
+            # the reader's own second reading, where it was nearly as sure of it: a misread dot
+            # is likelier than an illegal play when the rules accept the other reading here
+            for pips, cost in pose.second:
+                alt = Tile(*pips)
+                if cost > SECOND_READING_COST or alt in self.board or alt == tile:
+                    continue
+                alt_pose = TilePose(pose.corners, pips)
+                for score, bt, contact in self._candidates(alt_pose)[:2]:
+                    v = referee.judge(alt, bt.tile, alt_pose.pips[contact.touching])
+                    if v.legal:
+                        self._superseded.add((alt, tile))  # its place read as `tile` again: the same misread
                         tile, pose = alt, alt_pose
                         legal = [(v, bt, contact.touching)]
                         break
