@@ -568,3 +568,16 @@ def test_a_confident_illegal_reading_is_flagged_even_when_a_far_second_reading_w
     events = _feed(tracker, [[spinner], [spinner, planted]])
     plays = [e for e in events if isinstance(e, TilePlayed)]
     assert [(p.tile, p.legal, p.rule) for p in plays] == [("5-2", False, "ends_do_not_match")]
+
+
+def test_a_spinner_misread_as_another_double_is_taken_as_the_round_double_the_tracker_was_told():
+    cfg = GameConfig(2, 6, HouseRules())
+    tracker = Tracker(cfg, gate=_Still(), round_index=0)  # round one of a double-6 game: 6-6 leads
+    spinner, arm, _ = _three()
+    misread = _det(spinner.corners, (5, 5))
+    events = _feed(tracker, [[misread], [misread, arm]])
+    started = [e for e in events if e.kind == "round_started"]
+    assert started and started[0].spinner == "6-6"
+    assert any(e.kind == "notice" and "read as 5-5" in e.describe() for e in events)
+    plays = [e for e in events if isinstance(e, TilePlayed)]
+    assert [(p.tile, p.on, p.legal) for p in plays] == [("6-2", "6-6", True)]

@@ -784,6 +784,7 @@ class Tracker:
         if not doubles:
             return []
         events: list[TrackEvent] = []
+
         if len(fresh) == 1:
             spinner_item = doubles[0]
         else:  # joined a round in progress: the spinner is the double nearest the middle of the layout
@@ -791,16 +792,22 @@ class Tracker:
             spinner_item = min(doubles, key=lambda it: np.hypot(*(it[1].centre - mid)))
         tile, pose, obs = spinner_item
         round_index = self._round_index_for(tile)
+        round_double = self.config.set_max - round_index
+        if self.next_round_index is not None and self.rules.start_double == "required" and tile.high != round_double:
+            # told which round this is, and the rules say it starts with that double: a spinner
+            # read as another double is misread (a 11-11 read as 9-9 on a crowded table), and
+            # following the misreading would make every play on it look illegal
+            want = Tile(round_double, round_double)
+            events.append(Notice(obs.frame, obs.t, f"the spinner was read as {tile}; this round starts with {want}, "
+                                                   f"so it is taken as {want}"))
+            self._superseded.add((want, tile))
+            tile, pose = want, TilePose(pose.corners, (round_double, round_double))
         referee = Referee(self.config, tile, self.next_spinner_player)
         self.current = _RoundBook(referee, round_index)
         self.rounds.append(self.current)
         self.board = {t: bt for t, bt in self.board.items() if bt.status == "loose"}
         self.board[tile] = BoardTile(tile, pose, "spinner", referee.spinner_player, None, None, obs.frame)
-        round_double = self.config.set_max - round_index
         events.append(RoundStarted(obs.frame, obs.t, str(tile), round_index, round_double, referee.first_player))
-        if self.rules.start_double == "required" and tile.high != round_double:
-            events.append(Notice(obs.frame, obs.t, f"the spinner {tile} is not this round's double "
-                                                   f"(double-{round_double}); following it anyway"))
         if len(fresh) > 1:
             events.append(Notice(obs.frame, obs.t, f"joined a round in progress: {len(fresh)} tiles on the table; "
                                                    "plays are credited in turn order from the spinner"))
