@@ -27,8 +27,8 @@ def make_model():
     return nn.Sequential(
         block(3, 16), block(16, 16), nn.MaxPool2d(2),
         block(16, 32), block(32, 32), nn.MaxPool2d(2),
-        block(32, 64), block(64, 64), nn.AdaptiveAvgPool2d((3, 3)),
-        nn.Flatten(), nn.Dropout(0.2), nn.Linear(64 * 9, 128), nn.ReLU(inplace=True), nn.Linear(128, CLASSES),
+        block(32, 64), block(64, 64), nn.AdaptiveAvgPool2d((3, 2)),  # 9x8 -> 3x2: whole cells, exportable
+        nn.Flatten(), nn.Dropout(0.2), nn.Linear(64 * 6, 128), nn.ReLU(inplace=True), nn.Linear(128, CLASSES),
     )
 
 
@@ -119,6 +119,9 @@ def train_half_reader(data: Path, out: Path, hours: float = 0.5, batch: int = 25
             best = (acc, {k: v.detach().clone() for k, v in model.state_dict().items()})
     if best[1] is not None:
         model.load_state_dict(best[1])
+    import torch
+
+    torch.save(model.state_dict(), data / "half_reader.pt")  # kept beside the samples in case the export fails
     export_half_reader(model, out)
     return {"epochs": epoch, "val_acc": best[0], "history": history, "train": int(len(yt)), "val": int(len(yv))}
 
