@@ -10,7 +10,7 @@ from pathlib import Path
 from .correct import apply_rules, second_readings, drop_duplicate_boxes, drop_overlapping_boxes, infer_set_max
 from .detector import CLASS_BACK, TileDetector
 from .imageio import LoadedImage, load_image
-from .halfreader import SMALL_TILE_PX, HalfReader, classified_reading
+from .halfreader import HALF_TRUST, SMALL_TILE_PX, HalfReader, classified_reading
 from .pipreader import PipReader, TileReading
 from .rectify import rectify_tile
 from .types import Recognition, TileDetection
@@ -58,6 +58,7 @@ class Recognizer:
         self.halves = HalfReader(d / HALVES_FILE, threads=threads) if small_tiles and (d / HALVES_FILE).exists() \
             else None
         self.small_tile_px = SMALL_TILE_PX
+        self.half_trust = HALF_TRUST
 
     def recognize_loaded(self, img: LoadedImage, set_max: int | None = None) -> Recognition:
         t0 = time.perf_counter()
@@ -70,7 +71,7 @@ class Recognizer:
         if self.halves is not None:
             small = [i for i, b in enumerate(up) if _length(b.corners) < self.small_tile_px]
             for i, p in zip(small, self.halves.probabilities([crops[i] for i in small])):
-                readings[i] = classified_reading(readings[i], p, set_max)
+                readings[i] = classified_reading(readings[i], p, set_max, self.half_trust)
         tiles = [TileDetection(i, b.corners * img.scale, b.score) for i, b in enumerate(up)]
         for t, r in zip(tiles, readings):
             t.pip_points = [(x, y, c, h) for x, y, c, h in r.points]
