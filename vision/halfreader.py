@@ -5,7 +5,9 @@ dots of the big values merge into bars and blocks: the pip detector, which count
 undercounts them badly (a 15 read as 6 or 8). The pattern's overall shape, extent and
 density still differ from value to value, and a small classifier trained on rendered ends
 shrunk to such sizes (`vision.training.half_data`) tells them apart. `Recognizer` asks it
-only about tiles shorter than `SMALL_TILE_PX` and weighs it against the dot count there.
+only about tiles shorter than `SMALL_TILE_PX` and takes its values there; the dot count still
+decides whether a box is a tile's back (no dot, no divider). On real photos shrunk until their
+tiles were 30-55 px it read exactly what the dot count read (models/README.md).
 """
 from __future__ import annotations
 
@@ -76,7 +78,7 @@ class ClassifiedHalf:
     count: int
     probs: np.ndarray
     dots: int
-    """What the dot count said, kept for the notes."""
+    """What the dot count said (the face-down test goes by it)."""
 
     @property
     def confidence(self) -> float:

@@ -26,7 +26,7 @@ def register(sub) -> None:
                    help="detector third stage on windows of table scenes (default 0: skipped; "
                         "tried and not kept, see models/README.md)")
     p.add_argument("--half-hours", type=float, default=None,
-                   help="half reader (small tiles' ends) training budget (default 0.6; 0 skips it)")
+                   help="half reader (small tiles' ends) training budget (default 0.55; 0 skips it)")
     p.add_argument("--sequential", action="store_true", help="on a CPU, train one model after the other")
     p.add_argument("--out", default="models", help="where the ONNX models are written")
     p.set_defaults(func=run)

@@ -784,7 +784,6 @@ class Tracker:
         if not doubles:
             return []
         events: list[TrackEvent] = []
-
         if len(fresh) == 1:
             spinner_item = doubles[0]
         else:  # joined a round in progress: the spinner is the double nearest the middle of the layout

@@ -141,7 +141,7 @@ class Recipe:
     tables_extra_scenes: int = 300  # table scenes rendered for it besides stage 2's
     tables_samples: tuple[tuple[int, int], ...] = ((700, 60), (500, 60), (200, 0))
     """(train, val) images kept from the first set, stage 2's hands and stage 2's whole tables."""
-    half_hours: float = 0.6  # the half reader for small tiles (vision.halfreader); 0 skips it
+    half_hours: float = 0.55  # the half reader for small tiles (vision.halfreader); 0 skips it
     half_versions: int = 3  # sizes each tile is shrunk to (both ends of each)
     half_scenes: tuple[tuple[str, int, int], ...] = (("table", 15, 300), ("table", 18, 300), ("table", 12, 200),
                                                      ("hand", 15, 500), ("hand", 18, 500))
