@@ -581,3 +581,13 @@ def test_a_spinner_misread_as_another_double_is_taken_as_the_round_double_the_tr
     assert any(e.kind == "notice" and "read as 5-5" in e.describe() for e in events)
     plays = [e for e in events if isinstance(e, TilePlayed)]
     assert [(p.tile, p.on, p.legal) for p in plays] == [("6-2", "6-6", True)]
+
+
+def test_tracker_figures_are_also_given_for_each_set_size(noisy_runs):
+    tally = Tally()
+    for run in noisy_runs:
+        tally.add(run)
+    s = tally.summary()
+    assert set(s["by_set"]) == {"double-6", "double-9"}
+    assert sum(t["true_plays"] for t in s["by_set"].values()) == s["true_plays"]
+    assert sum(t["rounds"] for t in s["by_set"].values()) == s["rounds"] == 6

@@ -32,6 +32,9 @@ from .events import TilePlayed, TileTakenBack, TrackEvent
 from .oracle import Noise, OracleDetector, TruthGate, seat_direction
 from .tracker import RecognizerDetector, Tracker
 
+SET_FIGURES = ("rounds", "true_plays", "play_precision", "play_recall", "attachment_correct", "planted_illegal",
+               "planted_flagged", "false_flags", "false_flags_per_200_plays")
+"""Figures repeated for each set size."""
 MATCH_FRAMES = 200
 """Longest a tracker event may lag the true event it matches (20 s at 10 fps)."""
 
@@ -128,9 +131,13 @@ class Tally:
     wrong_attach: list[dict[str, Any]] = field(default_factory=list)
     unflagged: list[dict[str, Any]] = field(default_factory=list)
     false_flag_list: list[dict[str, Any]] = field(default_factory=list)
+    by_set: dict[int, "Tally"] = field(default_factory=dict)
+    """The same figures for each set size (a double-6 round and a double-15 round differ a lot)."""
 
-    def add(self, run: RunResult, keep: int = 20) -> None:
+    def add(self, run: RunResult, keep: int = 20, per_set: bool = True) -> None:
         plan = run.plan
+        if per_set:
+            self.by_set.setdefault(plan.set_max, Tally()).add(run, keep=0, per_set=False)
         self.rounds += 1
         self.frames += run.frames
         self.frames_read += run.frames_read
@@ -232,6 +239,8 @@ class Tally:
             "read_share": ratio(self.frames_read, self.frames),
             "tracker_seconds": round(self.seconds, 2),
             "tracker_fps": round(self.frames / self.seconds, 1) if self.seconds > 0 else None,
+            **({"by_set": {f"double-{k}": {n: v for n, v in t.summary().items() if n in SET_FIGURES}
+                           for k, t in sorted(self.by_set.items())}} if self.by_set else {}),
         }
 
     def examples(self) -> dict[str, Any]:
