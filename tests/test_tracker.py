@@ -130,13 +130,13 @@ class _Still:
         pass
 
 
-def _feed(tracker, scenes, repeat=5, pictures=False):
+def _feed(tracker, scenes, repeat=5, pictures=False, texture=False):
     """Each scene's detections for `repeat` still frames after a moving one; with `pictures`,
     a scene is (detections the reader gives, tiles drawn in the frame) and real frames go in."""
     out = []
     t = 0.0
     for scene in scenes:
-        dets, frame = (scene[0], _picture(scene[1])) if pictures else (scene, object())
+        dets, frame = (scene[0], _picture(scene[1], texture=texture)) if pictures else (scene, object())
         for k in range(repeat + 1):
             tracker.gate.moving = k == 0 and isinstance(tracker.gate, _Still)
             tracker.detector = lambda _f, d=dets: list(d)
@@ -494,11 +494,15 @@ def test_a_tile_laid_on_a_flagged_tile_that_did_not_match_by_far_keeps_the_flag(
     assert not [e for e in events if e.kind == "flag_withdrawn"]
 
 
-def _picture(dets, size=(480, 640)) -> np.ndarray:
-    """A dark table with each detection's tile drawn on it: light face, dark dots."""
+def _picture(dets, size=(480, 640), texture=False) -> np.ndarray:
+    """A dark table (with `texture`, a grainy one) with each detection's tile drawn on it:
+    light face, dark dots."""
     import cv2
 
     img = np.full((*size, 3), (40, 70, 45), np.uint8)
+    if texture:
+        grain = np.random.default_rng(7).integers(0, 60, size, dtype=np.uint8)
+        img = cv2.add(img, cv2.merge([grain, grain, grain]))
     for d in dets:
         c = d.corners.astype(np.float32)
         cv2.fillConvexPoly(img, c.astype(np.int32), (225, 230, 235))
@@ -591,3 +595,18 @@ def test_tracker_figures_are_also_given_for_each_set_size(noisy_runs):
     assert set(s["by_set"]) == {"double-6", "double-9"}
     assert sum(t["true_plays"] for t in s["by_set"].values()) == s["true_plays"]
     assert sum(t["rounds"] for t in s["by_set"].values()) == s["rounds"] == 6
+
+
+def test_a_tile_read_where_the_picture_has_not_changed_since_the_board_settled_is_not_played():
+    cfg = GameConfig(2, 6, HouseRules())
+    tracker = Tracker(cfg, gate=_Still())
+    spinner, arm, second = _three()
+    _feed(tracker, [([spinner], [spinner]), ([spinner, arm], [spinner, arm])], pictures=True, texture=True)
+    assert tracker.state.plays == 1
+    # the reader makes a 6-1 of the table beside the spinner, but nothing was laid there
+    events = _feed(tracker, [([spinner, arm, second], [spinner, arm])], repeat=8, pictures=True, texture=True)
+    assert not [e for e in events if isinstance(e, TilePlayed)]
+    # once a tile is laid there, the picture changes and it is a play
+    events = _feed(tracker, [([spinner, arm, second], [spinner, arm, second])], repeat=8, pictures=True,
+                   texture=True)
+    assert [(e.tile, e.legal) for e in events if isinstance(e, TilePlayed)] == [("6-1", True)]

@@ -181,6 +181,13 @@ class Tracker:
         """Direction (radians, image coordinates, from the middle of the picture) in which each
         player's arm comes into the picture, in seat order."""
         self._entries: list[tuple[int, tuple[float, float]]] = []
+        self._settled_image: np.ndarray | None = None
+        """The frame the board last settled on with every reading placed (None after the camera
+        moved)."""
+        self._before_motion: np.ndarray | None = None
+        """`_settled_image` as it was when the last motion began: a tile laid in that motion
+        changed the picture at its place since (a tile missed at first and read only later
+        still differs from it)."""
 
     # --- input ------------------------------------------------------------------------
 
@@ -207,6 +214,7 @@ class Tracker:
             self.window.clear()
             if self._still:  # a new stretch of motion: hands seen before it are not this one's
                 self._entries.clear()
+                self._before_motion = self._settled_image
             self._still = 0
             if reading.entry is not None:
                 self._entries.append((index, reading.entry))
@@ -327,6 +335,7 @@ class Tracker:
             m = recent[-1].drift
             for bt in self.board.values():
                 bt.pose = bt.pose.transformed(m)
+            self._settled_image = self._before_motion = None
             self._reassociate()
         latest = recent[-1]
         if latest.motion is None and latest.image is not None:
@@ -412,6 +421,9 @@ class Tracker:
                 bt.pose = mean_pose(poses)
         # and how each place looks now, for telling a tile the reader lost from one taken away
         image = observations[-1].image if observations else None
+        if image is not None and all(not o.new for o in observations):
+            # (a board settled with a reading still unplaced keeps the picture from before it)
+            self._settled_image = image
         for bt in self.board.values():
             if not bt.missing:
                 bt.patch = tile_patch(image, bt.pose)
@@ -500,6 +512,8 @@ class Tracker:
             second = ranked[1][1] if len(ranked) > 1 else 0
             if n < need or tile in taken:
                 continue
+            if self._place_unchanged(cl[-1][1], window[-1]):
+                continue  # nothing was laid there: a gap between tiles read as a tile
             if second and n < second + 2 and len(window) < MAX_WINDOW:
                 continue  # the readings disagree: read a few more frames first
             k0 = min(k for k, p in cl if identity(p, self.config.set_max) == tile)
@@ -526,6 +540,17 @@ class Tracker:
             taken.add(tile)
             out.append((tile, pose, window[k0]))
         return out
+
+    def _place_unchanged(self, pose: TilePose, obs: Observation) -> bool:
+        """Whether `pose`'s place looks in `obs` as it did on the board settled before the last
+        motion: a tile laid changes the picture where it lies, so a "tile" at an unchanged place
+        is something the reader made of what was already on the table (the strip of table
+        between two tiles side by side, framed by their edges, reads as a tile, again and again)."""
+        ref = self._before_motion
+        if ref is None or obs.image is None or obs.motion is not None or ref.shape != obs.image.shape:
+            return False
+        before, now = tile_patch(ref, pose), tile_patch(obs.image, pose)
+        return before is not None and now is not None and same_picture(before, now)
 
     def _misread_in_place(self, tile: Tile, pose: TilePose) -> tuple[Tile, TilePose] | None:
         """A new tile read as `tile`, which still lies in its own place: the reading is wrong
@@ -563,6 +588,7 @@ class Tracker:
         shift, turn = motion_size(m, centre)
         for bt in self.board.values():
             bt.pose = bt.pose.transformed(m)
+        self._settled_image = self._before_motion = None
         self._reassociate()
         last = recent[-1]
         return [CameraMoved(recent[0].frame, recent[0].t, round(shift, 1), round(turn, 2), last.matched)]
