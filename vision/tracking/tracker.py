@@ -184,6 +184,8 @@ class Tracker:
         self._settled_image: np.ndarray | None = None
         """The frame the board last settled on with every reading placed (None after the camera
         moved)."""
+        self._played_legally: set[Tile] = set()
+        """Tiles accepted as legal plays this round (one taken back in error may come back)."""
         self._before_motion: np.ndarray | None = None
         """`_settled_image` as it was when the last motion began: a tile laid in that motion
         changed the picture at its place since (a tile missed at first and read only later
@@ -512,7 +514,7 @@ class Tracker:
             second = ranked[1][1] if len(ranked) > 1 else 0
             if n < need or tile in taken:
                 continue
-            if self._place_unchanged(cl[-1][1], window[-1]):
+            if tile not in self._played_legally and self._place_unchanged(cl[-1][1], window[-1]):
                 continue  # nothing was laid there: a gap between tiles read as a tile
             if second and n < second + 2 and len(window) < MAX_WINDOW:
                 continue  # the readings disagree: read a few more frames first
@@ -828,6 +830,7 @@ class Tracker:
             self._superseded.add((want, tile))
             tile, pose = want, TilePose(pose.corners, (round_double, round_double))
         referee = Referee(self.config, tile, self.next_spinner_player)
+        self._played_legally = set()
         self.current = _RoundBook(referee, round_index)
         self.rounds.append(self.current)
         self.board = {t: bt for t, bt in self.board.items() if bt.status == "loose"}
@@ -936,6 +939,7 @@ class Tracker:
         on = parent.tile if parent is not None else None
         if verdict.legal:
             referee.accept(tile, verdict, obs.frame, obs.t, pose.pips[touching] if touching is not None else None)
+            self._played_legally.add(tile)
             self.board[tile] = BoardTile(tile, pose, "legal", verdict.player, on, touching, obs.frame)
             return TilePlayed(obs.frame, obs.t, str(tile), verdict.player, str(on), verdict.slot, verdict.end)
         err = verdict.error
