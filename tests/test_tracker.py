@@ -548,29 +548,25 @@ def test_a_new_tile_read_as_a_tile_still_in_its_place_is_the_one_reading_a_pip_a
     assert tracker.board[Tile(6, 2)].pose.centre[1] < 260  # the 6-2 did not move
 
 
-def _with_second(det: TileDetection, pips, cost) -> TileDetection:
-    det.second_readings = [(pips, cost)]
-    return det
+def _played_above_spinner(read, second, cost):
+    """The plays seen when a tile is laid above a 6-6 spinner, its first end down against it,
+    and read as `read` with `second` a second reading costing `cost`."""
+    tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
+    spinner, _, _ = _three()
+    laid = _det(np.roll(_tile_at(300, 220, read).corners, 2, axis=0), read)
+    laid.second_readings = [(second, cost)]
+    events = _feed(tracker, [[spinner], [spinner, laid]])
+    return [e for e in events if isinstance(e, TilePlayed)]
 
 
 def test_a_play_read_illegally_is_taken_as_the_readers_close_second_reading_the_rules_accept():
-    cfg = GameConfig(2, 6, HouseRules())
-    tracker = Tracker(cfg, gate=_Still())
-    spinner, _, _ = _three()
-    # a 6-2 above the spinner, its 6 end down, read as 5-2 with 6-2 a close second
-    misread = _with_second(_det(np.roll(_tile_at(300, 220, (6, 2)).corners, 2, axis=0), (5, 2)), (6, 2), 0.1)
-    events = _feed(tracker, [[spinner], [spinner, misread]])
-    plays = [e for e in events if isinstance(e, TilePlayed)]
+    # a 6-2 read as 5-2, with 6-2 a close second
+    plays = _played_above_spinner((5, 2), (6, 2), 0.1)
     assert [(p.tile, p.on, p.legal) for p in plays] == [("6-2", "6-6", True)]
 
 
 def test_a_confident_illegal_reading_is_flagged_even_when_a_far_second_reading_would_be_legal():
-    cfg = GameConfig(2, 6, HouseRules())
-    tracker = Tracker(cfg, gate=_Still())
-    spinner, _, _ = _three()
-    planted = _with_second(_det(np.roll(_tile_at(300, 220, (5, 2)).corners, 2, axis=0), (5, 2)), (6, 2), 0.6)
-    events = _feed(tracker, [[spinner], [spinner, planted]])
-    plays = [e for e in events if isinstance(e, TilePlayed)]
+    plays = _played_above_spinner((5, 2), (6, 2), 0.6)
     assert [(p.tile, p.legal, p.rule) for p in plays] == [("5-2", False, "ends_do_not_match")]
 
 

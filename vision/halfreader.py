@@ -65,8 +65,6 @@ class HalfReader:
 
 SMALL_TILE_PX = 90.0
 """Tiles shorter than this (pixels of the picture read) get the classifier's opinion."""
-HALF_TRUST = 0.0
-"""An end whose classified value is less likely than this keeps its dot count."""
 
 
 @dataclass
@@ -90,10 +88,10 @@ class ClassifiedHalf:
         return [(int(v), best - float(self.probs[v])) for v in order[1:4]]
 
 
-def classified_reading(reading: Any, probs: np.ndarray, set_max: int | None, trust: float = 0.0) -> Any:
+def classified_reading(reading: Any, probs: np.ndarray, set_max: int | None) -> Any:
     """`reading` (a `TileReading`) with each end taken from the classifier's `probs` (2×CLASSES),
-    values above the set's maximum ruled out; an end where the classifier's best value is less
-    likely than `trust` keeps the dot count."""
+    values above the set's maximum ruled out. (Keeping the dot count where the classifier was
+    less than 50 % sure read worse: models/README.md.)"""
     from .pipreader import TileReading
 
     top = CLASSES - 1 if set_max is None else min(int(set_max), CLASSES - 1)
@@ -102,9 +100,5 @@ def classified_reading(reading: Any, probs: np.ndarray, set_max: int | None, tru
         p = probs[end].copy()
         p[top + 1:] = 0.0
         p /= max(float(p.sum()), 1e-9)
-        dots = reading.halves[end].count
-        best = int(np.argmax(p))
-        if p[best] < trust and dots <= top:
-            best = dots
-        halves.append(ClassifiedHalf(best, p, dots))
+        halves.append(ClassifiedHalf(int(np.argmax(p)), p, reading.halves[end].count))
     return TileReading((halves[0], halves[1]), reading.points, reading.bar)

@@ -10,10 +10,10 @@ from pathlib import Path
 from .correct import apply_rules, second_readings, drop_duplicate_boxes, drop_overlapping_boxes, infer_set_max
 from .detector import CLASS_BACK, TileDetector
 from .imageio import LoadedImage, load_image
-from .halfreader import HALF_TRUST, SMALL_TILE_PX, HalfReader, classified_reading
+from .halfreader import SMALL_TILE_PX, HalfReader, classified_reading
 from .pipreader import PipReader, TileReading
 from .rectify import rectify_tile
-from .types import Recognition, TileDetection
+from .types import Recognition, TileDetection, tile_length
 
 REPO_MODELS = Path(__file__).resolve().parents[1] / "models"
 DETECTOR_FILE = "tile_detector.onnx"
@@ -30,10 +30,6 @@ def looks_face_down(reading: TileReading) -> bool:
     included, has its divider; a back has none (a blank read here counts 0 either way)."""
     dots = tuple(getattr(h, "dots", h.count) for h in reading.halves)  # a classified end keeps its dot count
     return dots == (0, 0) and reading.bar is None
-
-
-def _length(c) -> float:
-    return float((((c[0] - c[3]) ** 2).sum() ** 0.5 + ((c[1] - c[2]) ** 2).sum() ** 0.5) / 2)
 
 
 def cut_by_edge(corners, width: int, height: int, margin: float = 0.005) -> bool:
@@ -58,7 +54,6 @@ class Recognizer:
         self.halves = HalfReader(d / HALVES_FILE, threads=threads) if small_tiles and (d / HALVES_FILE).exists() \
             else None
         self.small_tile_px = SMALL_TILE_PX
-        self.half_trust = HALF_TRUST
 
     def recognize_loaded(self, img: LoadedImage, set_max: int | None = None) -> Recognition:
         t0 = time.perf_counter()
@@ -69,9 +64,9 @@ class Recognizer:
         crops = [rectify_tile(img.bgr, b.corners)[0] for b in up]
         readings = self.pips.read_crops(crops)
         if self.halves is not None:
-            small = [i for i, b in enumerate(up) if _length(b.corners) < self.small_tile_px]
+            small = [i for i, b in enumerate(up) if tile_length(b.corners) < self.small_tile_px]
             for i, p in zip(small, self.halves.probabilities([crops[i] for i in small])):
-                readings[i] = classified_reading(readings[i], p, set_max, self.half_trust)
+                readings[i] = classified_reading(readings[i], p, set_max)
         tiles = [TileDetection(i, b.corners * img.scale, b.score) for i, b in enumerate(up)]
         for t, r in zip(tiles, readings):
             t.pip_points = [(x, y, c, h) for x, y, c, h in r.points]

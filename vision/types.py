@@ -6,6 +6,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 
+def tile_length(corners: np.ndarray) -> float:
+    """Mean length of a tile's two long sides (corners in label order)."""
+    c = corners
+    return float((np.linalg.norm(c[0] - c[3]) + np.linalg.norm(c[1] - c[2])) / 2)
+
+
 @dataclass
 class TileDetection:
     """One domino found in a photo.
@@ -33,8 +39,7 @@ class TileDetection:
 
     @property
     def length(self) -> float:
-        c = self.corners
-        return float((np.linalg.norm(c[0] - c[3]) + np.linalg.norm(c[1] - c[2])) / 2)
+        return tile_length(self.corners)
 
     @property
     def width(self) -> float:

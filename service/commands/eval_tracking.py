@@ -206,10 +206,11 @@ def _print(s: dict) -> None:
     print(f"  frames {s['frames']}, recognizer ran on {s['frames_read']} ({s['read_share']}), "
           f"tracker time {s['tracker_seconds']} s ({s['tracker_fps']} frames/s), wall {s['seconds']} s")
     if len(s.get("by_set", {})) > 1:
+        def f(v):
+            return "-" if v is None else f"{v:.4f}"
+
         print("  by set:      rounds  plays  precision  recall  attachment  planted flagged  false flags /200")
         for name, t in s["by_set"].items():
-            def f(v):
-                return "-" if v is None else f"{v:.4f}"
             print(f"    {name:10s} {t['rounds']:6d} {t['true_plays']:6d}  {f(t['play_precision']):>9s}  "
                   f"{f(t['play_recall']):>6s}  {f(t['attachment_correct']):>10s}  {f(t['planted_flagged']):>15s}  "
                   f"{t['false_flags_per_200_plays']}")

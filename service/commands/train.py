@@ -55,6 +55,10 @@ def run(args) -> int:
         raise UserError("--tables-hours must be 0 (skip) or positive")
     if args.tables_hours is not None:
         recipe.det_tables_hours = args.tables_hours
+    if args.half_hours is not None:
+        if args.half_hours < 0:
+            raise UserError("--half-hours must be 0 (skip) or positive")
+        recipe.half_hours = args.half_hours
     if recipe.det_tables_hours > 0 and args.stage2_hours == 0:
         raise UserError("--tables-hours builds on the second stage's table scenes: it cannot go with --stage2-hours 0")
     root = Path(args.data)
@@ -82,26 +86,27 @@ def run(args) -> int:
             stage2.append(r)
     tables = []
     if recipe.det_tables_hours > 0 and stage2:
-        extra = root.with_name(f"{root.name}_tables")
-        if not any((extra / "scenes").glob("*.json")):
-            job = SynthJob(str(extra), "table", args.seed + 4, None, None, detect=False, pips=False)
-            print(json.dumps(generate(job, recipe.tables_extra_scenes)))
+        extra = _scenes_only(root.with_name(f"{root.name}_tables"), "table", args.seed + 4,
+                             recipe.tables_extra_scenes)
         tables = [stage2[1], extra]  # stage 2's table scenes and these
     halves = None
-    if args.half_hours is not None:
-        if args.half_hours < 0:
-            raise UserError("--half-hours must be 0 (skip) or positive")
-        recipe.half_hours = args.half_hours
     if recipe.half_hours > 0:
         # the half reader learns from the first set's scenes, stage 2's tables and big-set scenes
-        halves = stage2[1:]
-        for k, (kind, set_max, count) in enumerate(recipe.half_scenes):
-            r = root.with_name(f"{root.name}_halves_{kind}{set_max}")
-            if not any((r / "scenes").glob("*.json")):
-                job = SynthJob(str(r), kind, args.seed + 10 + k, None, set_max, detect=False, pips=False)
-                print(json.dumps(generate(job, count)))
-            halves.append(r)
+        halves = stage2[1:] + [_scenes_only(root.with_name(f"{root.name}_halves_{kind}{set_max}"), kind,
+                                            args.seed + 10 + k, count, set_max)
+                               for k, (kind, set_max, count) in enumerate(recipe.half_scenes)]
     result = train_all(root, Path(args.out), recipe, ft_root, parallel=not args.sequential, stage2_roots=stage2,
                        table_roots=tables, half_roots=halves)
     print(json.dumps(result, indent=2))
     return 0
+
+
+def _scenes_only(folder: Path, kind: str, seed: int, count: int, set_max: int | None = None) -> Path:
+    """`folder` holding `count` rendered scenes (images and their JSON, no training labels),
+    rendered unless some are there already."""
+    from vision.synth.dataset import SynthJob, generate
+
+    if not any((folder / "scenes").glob("*.json")):
+        job = SynthJob(str(folder), kind, seed, None, set_max, detect=False, pips=False)
+        print(json.dumps(generate(job, count)))
+    return folder

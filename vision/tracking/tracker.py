@@ -906,30 +906,21 @@ class Tracker:
             verdicts.append((referee.judge(tile, None), None, None))
         legal = [v for v in verdicts if v[0].legal]
         if not legal:
-            # readings that stayed split between two values: the legal reading wins the tie
-            for alt, alt_pose in self._alternatives.pop(tile, []):
-                if alt in self.board:
+            # Another reading the rules accept here: first one the readings stayed split with (the
+            # legal reading wins the tie), then the reader's own close second (a misread dot is
+            # likelier than an illegal play); the latter is remembered, so its place read as
+            # `tile` again is the same misreading.
+            others = [(alt, alt_pose, False) for alt, alt_pose in self._alternatives.pop(tile, [])]
+            others += [(Tile(*pips), TilePose(pose.corners, pips), True) for pips, cost in pose.second
+                       if cost <= SECOND_READING_COST]
+            for alt, alt_pose, misread in others:
+                if alt in self.board or alt == tile:
                     continue
                 for score, bt, contact in self._candidates(alt_pose)[:2]:
                     v = referee.judge(alt, bt.tile, alt_pose.pips[contact.touching])
                     if v.legal:
-                        tile, pose = alt, alt_pose
-                        legal = [(v, bt, contact.touching)]
-                        break
-                if legal:
-                    break
-        if not legal:
-            # the reader's own second reading, where it was nearly as sure of it: a misread dot
-            # is likelier than an illegal play when the rules accept the other reading here
-            for pips, cost in pose.second:
-                alt = Tile(*pips)
-                if cost > SECOND_READING_COST or alt in self.board or alt == tile:
-                    continue
-                alt_pose = TilePose(pose.corners, pips)
-                for score, bt, contact in self._candidates(alt_pose)[:2]:
-                    v = referee.judge(alt, bt.tile, alt_pose.pips[contact.touching])
-                    if v.legal:
-                        self._superseded.add((alt, tile))  # its place read as `tile` again: the same misread
+                        if misread:
+                            self._superseded.add((alt, tile))
                         tile, pose = alt, alt_pose
                         legal = [(v, bt, contact.touching)]
                         break

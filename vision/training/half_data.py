@@ -22,6 +22,7 @@ import numpy as np
 
 from ..halfreader import half_inputs
 from ..rectify import rectify_tile
+from ..types import tile_length
 
 LENGTHS = (24.0, 110.0)
 """Range of simulated tile lengths in source pixels."""
@@ -32,7 +33,7 @@ def _degrade(rng: np.random.Generator, image: np.ndarray, corners: np.ndarray, l
              ) -> np.ndarray | None:
     """The tile's straightened crop as a camera seeing it `length` px long would give it."""
     c = np.asarray(corners, np.float32)
-    src_len = float((np.linalg.norm(c[0] - c[3]) + np.linalg.norm(c[1] - c[2])) / 2)
+    src_len = tile_length(c)
     k = min(1.0, length / max(src_len, 1.0))
     m = 0.35 * src_len
     h, w = image.shape[:2]
