@@ -61,24 +61,42 @@ def cut_windows(scene_json: Path, rng: np.random.Generator, per_scene: int, out_
     return out
 
 
+def _cut_scene(args: tuple) -> list[tuple[str, str, np.ndarray, list[str]]]:
+    f, seed, index, per_scene, out_px, side_range, val_every = args
+    cv2.setNumThreads(1)
+    rng = np.random.default_rng(np.random.SeedSequence([seed, index]))
+    split = "val" if int(f.stem.rsplit("_", 1)[1]) % val_every == val_every - 1 else "train"
+    return [(split, f"{f.stem}_w{k}", win, lines)
+            for k, (win, lines) in enumerate(cut_windows(f, rng, per_scene, out_px, side_range))]
+
+
 def window_dataset(scene_dirs: list[Path], dest: Path, seed: int = 0, per_scene: int = 3, out_px: int = 320,
-                   side_range: tuple[float, float] = (360, 640), val_every: int = 10) -> Path:
+                   side_range: tuple[float, float] = (360, 640), val_every: int = 10, workers: int = 1) -> Path:
     """Cut windows from every scene under `scene_dirs` into `dest/detect/{images,labels}/{train,val}`.
     A scene keeps the split its set gave it (every `val_every`-th index is validation), so a
-    window never shows a held-out table to training."""
-    rng = np.random.default_rng(seed)
+    window never shows a held-out table to training. Scene `i` draws its windows from
+    `SeedSequence([seed, i])`, so the output does not depend on `workers`."""
+    from concurrent.futures import ProcessPoolExecutor
+
     root = Path(dest) / "detect"
     for sub in ("images", "labels"):
         for split in ("train", "val"):
             (root / sub / split).mkdir(parents=True, exist_ok=True)
-    for d in scene_dirs:
-        for f in sorted(Path(d).glob("*.json")):
-            index = int(f.stem.rsplit("_", 1)[1])
-            split = "val" if index % val_every == val_every - 1 else "train"
-            for k, (win, lines) in enumerate(cut_windows(f, rng, per_scene, out_px, side_range)):
-                name = f"{f.stem}_w{k}"
-                cv2.imwrite(str(root / "images" / split / f"{name}.jpg"), win, [cv2.IMWRITE_JPEG_QUALITY, 92])
-                (root / "labels" / split / f"{name}.txt").write_text("\n".join(lines))
+    files = [f for d in scene_dirs for f in sorted(Path(d).glob("*.json"))]
+    tasks = [(f, seed, i, per_scene, out_px, side_range, val_every) for i, f in enumerate(files)]
+
+    def save(cut: list) -> None:
+        for split, name, win, lines in cut:
+            cv2.imwrite(str(root / "images" / split / f"{name}.jpg"), win, [cv2.IMWRITE_JPEG_QUALITY, 92])
+            (root / "labels" / split / f"{name}.txt").write_text("\n".join(lines))
+
+    if workers <= 1:
+        for t in tasks:
+            save(_cut_scene(t))
+    else:
+        with ProcessPoolExecutor(workers) as ex:
+            for cut in ex.map(_cut_scene, tasks, chunksize=8):
+                save(cut)
     (root / "data.yaml").write_text(
         f"path: {root.resolve()}\ntrain: images/train\nval: images/val\nnames:\n"
         + "".join(f"  {k}: {v}\n" for k, v in DETECT_CLASSES.items()))

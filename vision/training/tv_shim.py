@@ -46,6 +46,8 @@ def install() -> None:
         return
     import torch
 
+    if torch.version.cuda is not None:
+        return  # a CUDA build of torch (a GPU machine) loads the registry's torchvision as it is
     try:
         torch.ops.torchvision.nms  # a working torchvision build registered it already
         return

@@ -1,0 +1,119 @@
+"""The tile detector's GPU recipe: fresh scenes, table windows, 640 px, from the committed weights.
+
+The CPU recipe (`train.py`) trains at 320 px on pictures stored at most 640 px long, so a
+whole table reaches it at a quarter of its rendered size, and its 960-px zoomed pass meets
+table tiles at a size it learnt only from hands. On a GPU the image size is cheap, so this
+recipe renders hands and tables with the current renderer on every core of the machine,
+cuts windows of the tables at the zoomed pass's scale (`table_windows`), and trains at
+640 px on all three together, so that tables are learnt without losing hands (a table-only
+stage on the CPU found more table tiles but read real hand photos worse: models/README.md).
+
+Run on a machine with a GPU:  python -m vision.training.gpu_detector --out OUT
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+from .train import MODELS_DIR, detector_plan
+
+
+def _patch_ultralytics() -> None:
+    """Ultralytics' AMP check downloads weights, and its results reader needs polars (not
+    installed on the GPU machines, and only used to copy results.csv into checkpoints)."""
+    import csv
+
+    import ultralytics.engine.trainer as trainer
+
+    trainer.check_amp = lambda *a, **k: True
+
+    def read_results_csv(self) -> dict:
+        try:
+            with open(self.csv, newline="") as fh:
+                rows = list(csv.DictReader(fh))
+            return {k.strip(): [float(r[k]) for r in rows] for k in rows[0]} if rows else {}
+        except Exception:
+            return {}
+
+    trainer.BaseTrainer.read_results_csv = read_results_csv
+
+
+def render(work: Path, hands: int, tables: int, workers: int, seed: int, win_side: tuple[float, float],
+           win_px: int, per_table: int) -> Path:
+    from ..synth.dataset import SynthJob, generate
+    from .table_windows import window_dataset
+
+    t0 = time.perf_counter()
+    for kind, count, s in (("hand", hands, seed), ("table", tables, seed + 1)):
+        if count and not (work / kind / "detect" / "images" / "train").is_dir():
+            generate(SynthJob(str(work / kind), kind, s, None, None, pips=False), count, workers=workers,
+                     progress=False)
+        print(f"rendered {count} {kind} scenes ({time.perf_counter() - t0:.0f} s)", flush=True)
+    windows = work / "windows"
+    if tables and not (windows / "detect" / "data.yaml").exists():
+        window_dataset([work / "table" / "scenes"], windows, seed=seed + 2, per_scene=per_table, out_px=win_px,
+                       side_range=win_side, workers=workers)
+    print(f"cut table windows ({time.perf_counter() - t0:.0f} s)", flush=True)
+    roots = [work / k for k in ("hand", "table") if (work / k).is_dir()] + ([windows] if tables else [])
+    lines = []
+    for split in ("train", "val"):
+        lines.append(f"{split}:\n" + "".join(f"  - {(r / 'detect' / 'images' / split).resolve()}\n" for r in roots))
+    y = work / "data.yaml"
+    y.write_text("".join(lines) + "names:\n  0: tile\n  1: back\n")
+    return y
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", required=True, help="folder for best.pt, last.pt, results.csv")
+    ap.add_argument("--work", default="/tmp/cf_gpu", help="rendered data and the run")
+    ap.add_argument("--hands", type=int, default=4000)
+    ap.add_argument("--tables", type=int, default=2000)
+    ap.add_argument("--windows-per-table", type=int, default=2)
+    ap.add_argument("--hours", type=float, default=0.32, help="training time budget")
+    ap.add_argument("--epochs", type=int, default=300, help="upper bound; the time budget decides")
+    ap.add_argument("--imgsz", type=int, default=640)
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--seed", type=int, default=61)
+    ap.add_argument("--init", default=str(MODELS_DIR / "checkpoints" / "tile_detector.pt"))
+    ap.add_argument("--lr0", type=float, default=0.01)
+    ap.add_argument("--cache", default="ram")
+    ap.add_argument("--device", default="0")
+    args = ap.parse_args(argv)
+
+    from .offline import import_ultralytics
+
+    work, out = Path(args.work), Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    data = render(work, args.hands, args.tables, args.workers, args.seed,
+                  (0.94 * args.imgsz, 1.72 * args.imgsz), args.imgsz, args.windows_per_table)
+    import_ultralytics()
+    _patch_ultralytics()
+    from ultralytics import YOLO
+
+    plan = detector_plan(str(data), args.epochs, args.imgsz, gpu=args.device != "cpu")
+    plan.augment.update(close_mosaic=3, lr0=args.lr0, warmup_epochs=1.0)
+    model = YOLO(args.init)
+    t0 = time.perf_counter()
+    model.train(data=str(data), imgsz=args.imgsz, epochs=args.epochs, batch=args.batch, device=args.device,
+                workers=args.workers, project=str((work / "runs").resolve()), name="detector_gpu", exist_ok=True,
+                plots=False, amp=args.device != "cpu", verbose=False, patience=1000, cache=args.cache,
+                pretrained=True, val=True, seed=0, deterministic=False, optimizer="SGD",
+                time=args.hours, **plan.augment)
+    run = work / "runs" / "detector_gpu"
+    for f in ("weights/best.pt", "weights/last.pt", "results.csv", "args.yaml"):
+        if (run / f).exists():
+            shutil.copyfile(run / f, out / Path(f).name)
+    (out / "summary.json").write_text(json.dumps({"train_seconds": round(time.perf_counter() - t0),
+                                                  **{k: v for k, v in vars(args).items()}}, indent=1))
+    print("done", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
