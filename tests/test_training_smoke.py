@@ -53,3 +53,23 @@ def test_tiny_training_run_exports_models_the_recognizer_can_load(tmp_path: Path
     assert result.width == 320 and result.height == 240
     assert all(len(t.pips) == 2 for t in result.tiles)
     assert np.isfinite([t.confidence for t in result.tiles]).all()
+
+
+def test_gpu_stage_renders_hands_tables_and_windows_then_trains_from_the_committed_weights(tmp_path: Path):
+    """The detector's last stage (`chickenfoot train` on a GPU) on a CPU at toy size: it renders
+    its own scenes, cuts table windows, trains one epoch from the committed checkpoint, and
+    leaves weights that export."""
+    from vision.training.gpu_detector import train_gpu_stage
+    from vision.training.train import MODELS_DIR, export_onnx
+
+    best = train_gpu_stage(tmp_path / "gpu", MODELS_DIR / "checkpoints" / "tile_detector.pt", 0.0003,
+                           hands=10, tables=10, windows_per_table=1, imgsz=64, batch=4, workers=1, epochs=1,
+                           cache=False, device="cpu")
+    assert best.exists()
+    windows = list((tmp_path / "gpu" / "windows" / "detect" / "images").rglob("*.jpg"))
+    assert len(windows) == 10  # one window per table scene, at the stage's image size
+    import cv2
+
+    assert max(cv2.imread(str(windows[0])).shape[:2]) == 64
+    onnx = export_onnx(best, 64, tmp_path / "tile_detector.onnx", dynamic=True)
+    assert onnx.stat().st_size > 100_000

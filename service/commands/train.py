@@ -27,6 +27,9 @@ def register(sub) -> None:
                         "tried and not kept, see models/README.md)")
     p.add_argument("--half-hours", type=float, default=None,
                    help="half reader (small tiles' ends) training budget (default 0.55; 0 skips it)")
+    p.add_argument("--gpu-hours", type=float, default=None,
+                   help="detector's last stage at 640 px on fresh scenes (default 0.32 where a GPU is "
+                        "present, else skipped; a budget given runs it on the CPU too, at about an hour an epoch)")
     p.add_argument("--sequential", action="store_true", help="on a CPU, train one model after the other")
     p.add_argument("--out", default="models", help="where the ONNX models are written")
     p.set_defaults(func=run)
@@ -59,6 +62,13 @@ def run(args) -> int:
         if args.half_hours < 0:
             raise UserError("--half-hours must be 0 (skip) or positive")
         recipe.half_hours = args.half_hours
+    if args.gpu_hours is not None:
+        if args.gpu_hours < 0:
+            raise UserError("--gpu-hours must be 0 (skip) or positive")
+        recipe.det_gpu_hours = args.gpu_hours
+    elif not _gpu_present():
+        print("no GPU: the detector's 640-px stage is skipped (--gpu-hours N runs it on the CPU)")
+        recipe.det_gpu_hours = 0.0
     if recipe.det_tables_hours > 0 and args.stage2_hours == 0:
         raise UserError("--tables-hours builds on the second stage's table scenes: it cannot go with --stage2-hours 0")
     root = Path(args.data)
@@ -99,6 +109,12 @@ def run(args) -> int:
                        table_roots=tables, half_roots=halves)
     print(json.dumps(result, indent=2))
     return 0
+
+
+def _gpu_present() -> bool:
+    from vision.training.train import has_gpu
+
+    return has_gpu()
 
 
 def _scenes_only(folder: Path, kind: str, seed: int, count: int, set_max: int | None = None) -> Path:

@@ -67,6 +67,32 @@ def render(work: Path, hands: int, tables: int, workers: int, seed: int, win_sid
     return y
 
 
+def train_gpu_stage(work: Path, init: Path, hours: float, *, hands: int = 4000, tables: int = 2000,
+                    windows_per_table: int = 2, imgsz: int = 640, batch: int = 64, workers: int | None = None,
+                    seed: int = 61, lr0: float = 0.01, epochs: int = 300, cache: str | bool = "ram",
+                    device: str | None = None) -> Path:
+    """Render the stage's data under `work` (kept if present), train from `init` for `hours`,
+    and return the run's best.pt."""
+    from .offline import import_ultralytics
+    from .train import has_gpu
+
+    work = Path(work)
+    workers = workers or os.cpu_count() or 2
+    device = device or ("0" if has_gpu() else "cpu")
+    data = render(work, hands, tables, workers, seed, (0.94 * imgsz, 1.72 * imgsz), imgsz, windows_per_table)
+    import_ultralytics()
+    _patch_ultralytics()
+    from ultralytics import YOLO
+
+    plan = detector_plan(str(data), epochs, imgsz, gpu=device != "cpu")
+    plan.augment.update(close_mosaic=3, lr0=lr0, warmup_epochs=1.0)
+    YOLO(str(init)).train(data=str(data), imgsz=imgsz, epochs=epochs, batch=batch, device=device, workers=workers,
+                          project=str((work / "runs").resolve()), name="detector_gpu", exist_ok=True, plots=False,
+                          amp=device != "cpu", verbose=False, patience=1000, cache=cache, pretrained=True, val=True,
+                          seed=0, deterministic=False, optimizer="SGD", time=hours, **plan.augment)
+    return work / "runs" / "detector_gpu" / "weights" / "best.pt"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True, help="folder for best.pt, last.pt, results.csv")
@@ -83,34 +109,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--init", default=str(MODELS_DIR / "checkpoints" / "tile_detector.pt"))
     ap.add_argument("--lr0", type=float, default=0.01)
     ap.add_argument("--cache", default="ram")
-    ap.add_argument("--device", default="0")
+    ap.add_argument("--device", default=None, help="default: the GPU when there is one")
     args = ap.parse_args(argv)
 
-    from .offline import import_ultralytics
-
-    work, out = Path(args.work), Path(args.out)
+    out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    data = render(work, args.hands, args.tables, args.workers, args.seed,
-                  (0.94 * args.imgsz, 1.72 * args.imgsz), args.imgsz, args.windows_per_table)
-    import_ultralytics()
-    _patch_ultralytics()
-    from ultralytics import YOLO
-
-    plan = detector_plan(str(data), args.epochs, args.imgsz, gpu=args.device != "cpu")
-    plan.augment.update(close_mosaic=3, lr0=args.lr0, warmup_epochs=1.0)
-    model = YOLO(args.init)
     t0 = time.perf_counter()
-    model.train(data=str(data), imgsz=args.imgsz, epochs=args.epochs, batch=args.batch, device=args.device,
-                workers=args.workers, project=str((work / "runs").resolve()), name="detector_gpu", exist_ok=True,
-                plots=False, amp=args.device != "cpu", verbose=False, patience=1000, cache=args.cache,
-                pretrained=True, val=True, seed=0, deterministic=False, optimizer="SGD",
-                time=args.hours, **plan.augment)
-    run = work / "runs" / "detector_gpu"
+    best = train_gpu_stage(Path(args.work), Path(args.init), args.hours, hands=args.hands, tables=args.tables,
+                           windows_per_table=args.windows_per_table, imgsz=args.imgsz, batch=args.batch,
+                           workers=args.workers, seed=args.seed, lr0=args.lr0, epochs=args.epochs,
+                           cache=args.cache, device=args.device)
+    run = best.parents[1]
     for f in ("weights/best.pt", "weights/last.pt", "results.csv", "args.yaml"):
         if (run / f).exists():
             shutil.copyfile(run / f, out / Path(f).name)
-    (out / "summary.json").write_text(json.dumps({"train_seconds": round(time.perf_counter() - t0),
-                                                  **{k: v for k, v in vars(args).items()}}, indent=1))
+    (out / "summary.json").write_text(json.dumps({"seconds": round(time.perf_counter() - t0), **vars(args)}, indent=1))
     print("done", flush=True)
     return 0
 

@@ -147,6 +147,13 @@ class Recipe:
                                                      ("hand", 15, 500), ("hand", 18, 500))
     """(kind, set, count) of scenes rendered for it besides the first set's and stage 2's tables:
     the big sets' values 13-18 are rare elsewhere."""
+    det_gpu_hours: float = 0.32
+    """Last detector stage at 640 px on fresh hands, tables and table windows
+    (`gpu_detector.train_gpu_stage`; the committed run: one H100, 40 epochs). `chickenfoot train`
+    runs it only where a GPU is present unless told a budget: at 640 px an epoch on a 2-core CPU
+    takes about an hour."""
+    gpu_hands: int = 4000
+    gpu_tables: int = 2000
 
 
 def train_all(data_root: Path, out_dir: Path = MODELS_DIR, recipe: Recipe | None = None,
@@ -225,6 +232,12 @@ def train_all(data_root: Path, out_dir: Path = MODELS_DIR, recipe: Recipe | None
         st3.hours, st3.name = recipe.det_tables_hours, "detector_tables"
         st3.augment.update(lr0=recipe.det_tables_lr0, warmup_epochs=0.3, close_mosaic=2)
         det = train_one(st3, runs, threads=None if gpu else os.cpu_count(), init_weights=det)
+    t35 = time.perf_counter()
+    if recipe.det_gpu_hours > 0:
+        from .gpu_detector import train_gpu_stage
+
+        det = train_gpu_stage(runs / "gpu_stage", det, recipe.det_gpu_hours, hands=recipe.gpu_hands,
+                              tables=recipe.gpu_tables)
     t4 = time.perf_counter()
     det_onnx = export_onnx(det, recipe.det_imgsz, out_dir / "tile_detector.onnx", dynamic=True)
     pip_float = export_onnx(pips, 160, runs / "pip_detector_float.onnx", dynamic=True)
@@ -246,4 +259,5 @@ def train_all(data_root: Path, out_dir: Path = MODELS_DIR, recipe: Recipe | None
     return {"detector": str(det_onnx), "pips": str(pip_onnx), "half_reader": halves,
             "half_seconds": round(time.perf_counter() - t5), "train_seconds": round(t1 - t0),
             "finetune_seconds": round(t2 - t1), "stage2_seconds": round(t3 - t2),
-            "tables_seconds": round(t4 - t3), "gpu": gpu, "recipe": recipe.__dict__, "cpu_count": os.cpu_count()}
+            "tables_seconds": round(t35 - t3),
+            "gpu_stage_seconds": round(t4 - t35), "gpu": gpu, "recipe": recipe.__dict__, "cpu_count": os.cpu_count()}
