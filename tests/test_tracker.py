@@ -606,3 +606,41 @@ def test_a_tile_read_where_the_picture_has_not_changed_since_the_board_settled_i
     events = _feed(tracker, [([spinner, arm, second], [spinner, arm, second])], repeat=8, pictures=True,
                    texture=True)
     assert [(e.tile, e.legal) for e in events if isinstance(e, TilePlayed)] == [("6-1", True)]
+
+
+def _four_arms():
+    """A 6-6 spinner with all four arms: 6-2 above, 6-1 right, 6-3 left, 6-4 below."""
+    spinner, up, right = _three()
+    left = _det([[280, 320], [280, 280], [200, 280], [200, 320]], (6, 3))
+    down = _det(_tile_at(300, 380, (6, 4)).corners, (6, 4))
+    return [spinner, up, right, left, down]
+
+
+def test_a_tile_never_read_between_the_layout_and_the_next_tile_is_inferred_from_the_ends_it_joins():
+    """The reader never finds the 2-5 laid on the 6-2 arm's open 2; then a 5-3 is laid a tile's
+    length beyond it, its 5 pointing at the 2. Only 2-5 fits between: it is played (with a
+    notice that it was inferred) and the 5-3 goes on it, not "apart" from the layout."""
+    cfg = GameConfig(2, 6, HouseRules())
+    tracker = Tracker(cfg, gate=_Still())
+    arms = _four_arms()
+    _feed(tracker, [arms[:k] for k in range(1, 6)])
+    assert tracker.state.plays == 4
+    beyond = _det(np.roll(_tile_at(300, 60, (5, 3)).corners, 2, axis=0), (5, 3))
+    events = _feed(tracker, [arms + [beyond]], repeat=6)
+    plays = [(e.tile, e.on, e.legal) for e in events if isinstance(e, TilePlayed)]
+    assert plays == [("5-2", "6-2", True), ("5-3", "5-2", True)]
+    assert any(e.kind == "notice" and "never read" in e.message for e in events)
+    assert not [e for e in events if e.kind == "board_disturbed"]
+
+
+def test_a_tile_lying_apart_with_no_single_tile_to_fill_the_gap_stays_apart():
+    """The same 5-3 lying two tiles' lengths beyond the arm: no one tile fills that gap, so
+    nothing is inferred and the 5-3 is a tile set down apart."""
+    cfg = GameConfig(2, 6, HouseRules())
+    tracker = Tracker(cfg, gate=_Still())
+    arms = _four_arms()
+    _feed(tracker, [arms[:k] for k in range(1, 6)])
+    far = _det(np.roll(_tile_at(300, -20, (5, 3)).corners, 2, axis=0), (5, 3))
+    events = _feed(tracker, [arms + [far]], repeat=6)
+    assert not [e for e in events if isinstance(e, TilePlayed)]
+    assert tracker.board[Tile(5, 3)].status == "loose"

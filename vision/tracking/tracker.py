@@ -51,7 +51,8 @@ from engine.board import SLOT_STRIDE
 from .board import BoardTile, Observation, associate, identity, mean_pose, register, same_picture, tile_patch
 from .events import (BoardCleared, BoardDisturbed, CameraMoved, FlagWithdrawn, FrameRejected, Notice, RoundScored,
                      RoundStarted, StreamLost, StreamResumed, TileTakenBack, TilePlayed, TrackEvent)
-from .geometry import ATTACH_MAX, TilePose, contact_on_double, contact_on_tile, motion_size, pose_from_detection
+from .geometry import (ATTACH_MAX, TilePose, contact_on_double, contact_on_tile, motion_size, point_quad_distance,
+                       pose_from_detection)
 from .motion import MotionGate, MotionReading
 from .referee import Referee
 
@@ -704,6 +705,9 @@ class Tracker:
                     cands = legal[:1]
                 elif self._undecided_near(pose, window_clusters):
                     continue  # the tile it lies against may still be being read: wait for it
+                elif (hole := self._hole_before(tile, pose)) is not None:
+                    events.extend(self._fill_hole(*hole, tile, obs))
+                    cands = self._candidates(pose)
                 else:
                     # touching nothing a tile could be laid against: set down beside the layout
                     # (or a reading of something that is not a tile), not a play to judge
@@ -726,6 +730,79 @@ class Tracker:
         if loose:
             events.append(BoardDisturbed(o.frame, o.t, loose=loose))
         return events
+
+    def _hole_before(self, tile: Tile, pose: TilePose) -> tuple[Tile, TilePose, BoardTile] | None:
+        """The one tile that must lie between the layout and `tile`, when `tile` lies a tile's
+        length straight beyond an open end and nothing was read in between.
+
+        The reader misses a tile now and then in every frame it is shown (a 40-px tile among
+        sixty); without it, every tile laid beyond it would lie "apart" from the layout. The
+        tile between is known without seeing it: its near end matches the open end, its far
+        end the value of `tile` that points at it. Returns (that tile, its pose, the tile it
+        goes on) when exactly one open end fits and the rules accept both plays. (A double between
+        would lie across the arm, half a tile long: not inferred.)"""
+        if self.current is None:
+            return None
+        referee = self.current.referee
+        fits = []
+        for bt in self.board.values():
+            if bt.status not in ("spinner", "legal") or bt.missing:
+                continue
+            slots = referee.open_slots(bt.tile)
+            if not slots:
+                continue
+            need = referee.board.open_ends[slots[0]].value
+            L, w = bt.pose.length, bt.pose.width
+            for end in (0, 1):
+                a = pose.end_mid(end)  # the new tile's end towards the gap
+                if bt.tile.is_double:
+                    quad = bt.pose.corners
+                    gap = point_quad_distance(a, quad)
+                    b = a - pose.axis(1 - end) * gap  # the outline point the straight arm leaves from
+                    if point_quad_distance(b, quad) > 0.3 * w:
+                        continue
+                else:
+                    if bt.free_end is None:
+                        continue
+                    b = bt.pose.end_mid(bt.free_end)
+                    gap = float(np.hypot(*(a - b)))
+                    if float(np.dot(bt.pose.axis(bt.free_end), (a - b) / max(gap, 1e-9))) < 0.95:
+                        continue
+                way = (a - b) / max(float(np.hypot(*(a - b))), 1e-9)
+                if float(np.dot(pose.axis(1 - end), way)) < 0.95 or not 0.85 * L <= gap <= 1.3 * L:
+                    continue
+                hole = Tile(need, pose.pips[end])
+                if hole.is_double or hole in self.board or hole == tile or not hole.in_set(self.config.set_max):
+                    continue
+                side = np.array([-way[1], way[0]]) * w / 2
+                far = b + way * gap
+                corners = np.array([b - side, b + side, far + side, far - side])
+                fits.append((hole, TilePose(corners, (need, pose.pips[end])), bt))
+        if len(fits) != 1:
+            return None
+        hole, hole_pose, parent = fits[0]
+        trial = referee.copy()
+        first = trial.judge(hole, parent.tile, hole_pose.pips[0])
+        if not first.legal:
+            return None
+        trial.accept(hole, first, 0, 0.0, hole_pose.pips[0])
+        if not trial.judge(tile, hole, hole_pose.pips[1]).legal:
+            return None
+        return hole, hole_pose, parent
+
+    def _fill_hole(self, hole: Tile, pose: TilePose, parent: BoardTile, tile: Tile,
+                   obs: Observation) -> list[TrackEvent]:
+        """Play the tile `_hole_before` found, saying so: it was inferred, not seen."""
+        assert self.current is not None
+        referee = self.current.referee
+        verdict = referee.judge(hole, parent.tile, pose.pips[0])
+        referee.accept(hole, verdict, obs.frame, obs.t, pose.pips[0])
+        self._played_legally.add(hole)
+        self.board[hole] = BoardTile(hole, pose, "legal", verdict.player, parent.tile, 0, obs.frame)
+        note = (f"{hole} was never read, but {tile} lies a tile beyond the open {pose.pips[0]} on "
+                f"{parent.tile} with nothing seen between: {hole} is the only tile that fits there")
+        return [Notice(obs.frame, obs.t, note),
+                TilePlayed(obs.frame, obs.t, str(hole), verdict.player, str(parent.tile), verdict.slot, verdict.end)]
 
     def _play_order(self, items: list[tuple[Tile, TilePose, Observation]]) -> list[tuple[Tile, TilePose, Observation]]:
         """Several tiles appeared at once (two plays under one hand, or a missed still moment):
