@@ -30,6 +30,12 @@ def test_windows_label_the_tiles_inside_them_and_leave_cut_tiles_out(tmp_path: P
             assert ((q >= 0) & (q <= 1)).all()
             labelled += 1
     assert labelled > 0
+    # cut by two processes, the same windows: each scene draws from its own seed
+    window_dataset([scenes / "scenes"], tmp_path / "win2", seed=0, per_scene=3, side_range=(300, 400), workers=2)
+    for img in images:
+        twin = tmp_path / "win2" / img.relative_to(tmp_path / "win")
+        assert (img.parent.parent.parent / "labels" / "train" / f"{img.stem}.txt").read_text() == \
+            (twin.parent.parent.parent / "labels" / "train" / f"{img.stem}.txt").read_text()
 
 
 def _tile(x: float, y: float, face_down: bool = False) -> dict:

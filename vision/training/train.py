@@ -2,7 +2,9 @@
 
 1. Tile detector: YOLO11n-OBB, classes tile / back, on whole scenes; a second stage adds
    blocks of touching tiles and tables (an optional third, off by default, windows of
-   tables at the size the detector's zoomed pass meets them: `table_windows`).
+   tables at the size the detector's zoomed pass meets them: `table_windows`); where a GPU
+   is present, a last stage at 640 px on fresh hands, tables and such windows
+   (`gpu_detector`: how the committed detector was finished).
 2. Pip detector: YOLO11n, one class `pip`, on rectified tile crops (vision.rectify).
 Counting detected pips per half reads any value 0-18 in any colour without a class per
 value, which is what the published phone counter found to read real photos best.
