@@ -776,6 +776,9 @@ class Tracker:
                     continue
                 side = np.array([-way[1], way[0]]) * w / 2
                 far = b + way * gap
+                middle = (b + far) / 2
+                if any(np.hypot(*(o.pose.centre - middle)) < 0.5 * L for o in self.board.values()):
+                    continue  # something was read in the gap (lying apart, or flagged): not a hole
                 corners = np.array([b - side, b + side, far + side, far - side])
                 fits.append((hole, TilePose(corners, (need, pose.pips[end])), bt))
         if len(fits) != 1:
