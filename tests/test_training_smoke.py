@@ -64,7 +64,7 @@ def test_gpu_stage_renders_hands_tables_and_windows_then_trains_from_the_committ
 
     best = train_gpu_stage(tmp_path / "gpu", MODELS_DIR / "checkpoints" / "tile_detector.pt", 0.0003,
                            hands=10, tables=10, windows_per_table=1, imgsz=64, batch=4, workers=1, epochs=1,
-                           cache=False, device="cpu")
+                           cache=False)
     assert best.exists()
     windows = list((tmp_path / "gpu" / "windows" / "detect" / "images").rglob("*.jpg"))
     assert len(windows) == 10  # one window per table scene, at the stage's image size

@@ -54,7 +54,7 @@ from .events import (BoardCleared, BoardDisturbed, CameraMoved, FlagWithdrawn, F
 from .geometry import (ATTACH_MAX, TilePose, contact_on_double, contact_on_tile, motion_size, point_quad_distance,
                        pose_from_detection)
 from .motion import MotionGate, MotionReading
-from .referee import Referee
+from .referee import Referee, Verdict
 
 WINDOW = 3
 """Still observations a new tile must appear in (all but one of them) to be accepted."""
@@ -731,7 +731,7 @@ class Tracker:
             events.append(BoardDisturbed(o.frame, o.t, loose=loose))
         return events
 
-    def _hole_before(self, tile: Tile, pose: TilePose) -> tuple[Tile, TilePose, BoardTile] | None:
+    def _hole_before(self, tile: Tile, pose: TilePose) -> tuple[Tile, TilePose, BoardTile, Verdict] | None:
         """The one tile that must lie between the layout and `tile`, when `tile` lies a tile's
         length straight beyond an open end and nothing was read in between.
 
@@ -739,7 +739,8 @@ class Tracker:
         sixty); without it, every tile laid beyond it would lie "apart" from the layout. The
         tile between is known without seeing it: its near end matches the open end, its far
         end the value of `tile` that points at it. Returns (that tile, its pose, the tile it
-        goes on) when exactly one open end fits and the rules accept both plays. (A double between
+        goes on, the engine's verdict on it) when exactly one open end fits and the rules accept
+        both plays. (A double between
         would lie across the arm, half a tile long: not inferred.)"""
         if self.current is None:
             return None
@@ -758,7 +759,8 @@ class Tracker:
                 if bt.tile.is_double:
                     quad = bt.pose.corners
                     gap = point_quad_distance(a, quad)
-                    b = a - pose.axis(1 - end) * gap  # the outline point the straight arm leaves from
+                    way = pose.axis(1 - end)
+                    b = a - way * gap  # the outline point the straight arm leaves from
                     if point_quad_distance(b, quad) > 0.3 * w:
                         continue
                 else:
@@ -766,10 +768,11 @@ class Tracker:
                         continue
                     b = bt.pose.end_mid(bt.free_end)
                     gap = float(np.hypot(*(a - b)))
-                    if float(np.dot(bt.pose.axis(bt.free_end), (a - b) / max(gap, 1e-9))) < 0.95:
+                    way = (a - b) / max(gap, 1e-9)
+                    if float(np.dot(bt.pose.axis(bt.free_end), way)) < 0.95 or \
+                            float(np.dot(pose.axis(1 - end), way)) < 0.95:
                         continue
-                way = (a - b) / max(float(np.hypot(*(a - b))), 1e-9)
-                if float(np.dot(pose.axis(1 - end), way)) < 0.95 or not 0.85 * L <= gap <= 1.3 * L:
+                if not 0.85 * L <= gap <= 1.3 * L:
                     continue
                 hole = Tile(need, pose.pips[end])
                 if hole.is_double or hole in self.board or hole == tile or not hole.in_set(self.config.set_max):
@@ -791,15 +794,13 @@ class Tracker:
         trial.accept(hole, first, 0, 0.0, hole_pose.pips[0])
         if not trial.judge(tile, hole, hole_pose.pips[1]).legal:
             return None
-        return hole, hole_pose, parent
+        return hole, hole_pose, parent, first
 
-    def _fill_hole(self, hole: Tile, pose: TilePose, parent: BoardTile, tile: Tile,
+    def _fill_hole(self, hole: Tile, pose: TilePose, parent: BoardTile, verdict: Verdict, tile: Tile,
                    obs: Observation) -> list[TrackEvent]:
         """Play the tile `_hole_before` found, saying so: it was inferred, not seen."""
         assert self.current is not None
-        referee = self.current.referee
-        verdict = referee.judge(hole, parent.tile, pose.pips[0])
-        referee.accept(hole, verdict, obs.frame, obs.t, pose.pips[0])
+        self.current.referee.accept(hole, verdict, obs.frame, obs.t, pose.pips[0])
         self._played_legally.add(hole)
         self.board[hole] = BoardTile(hole, pose, "legal", verdict.player, parent.tile, 0, obs.frame)
         note = (f"{hole} was never read, but {tile} lies a tile beyond the open {pose.pips[0]} on "

@@ -19,7 +19,7 @@ import shutil
 import time
 from pathlib import Path
 
-from .train import MODELS_DIR, detector_plan
+from .train import MODELS_DIR, combined_detect_yaml, detector_plan, train_one
 
 
 def _patch_ultralytics() -> None:
@@ -59,38 +59,27 @@ def render(work: Path, hands: int, tables: int, workers: int, seed: int, win_sid
                        side_range=win_side, workers=workers)
     print(f"cut table windows ({time.perf_counter() - t0:.0f} s)", flush=True)
     roots = [work / k for k in ("hand", "table") if (work / k).is_dir()] + ([windows] if tables else [])
-    lines = []
-    for split in ("train", "val"):
-        lines.append(f"{split}:\n" + "".join(f"  - {(r / 'detect' / 'images' / split).resolve()}\n" for r in roots))
-    y = work / "data.yaml"
-    y.write_text("".join(lines) + "names:\n  0: tile\n  1: back\n")
-    return y
+    return combined_detect_yaml(roots, work / "data.yaml")
 
 
 def train_gpu_stage(work: Path, init: Path, hours: float, *, hands: int = 4000, tables: int = 2000,
                     windows_per_table: int = 2, imgsz: int = 640, batch: int = 64, workers: int | None = None,
-                    seed: int = 61, lr0: float = 0.01, epochs: int = 300, cache: str | bool = "ram",
-                    device: str | None = None) -> Path:
-    """Render the stage's data under `work` (kept if present), train from `init` for `hours`,
-    and return the run's best.pt."""
+                    seed: int = 61, lr0: float = 0.01, epochs: int = 300, cache: str | bool = "ram") -> Path:
+    """Render the stage's data under `work` (kept if present), train from `init` for `hours`
+    (on the GPU when there is one), and return the run's best.pt."""
     from .offline import import_ultralytics
     from .train import has_gpu
 
     work = Path(work)
     workers = workers or os.cpu_count() or 2
-    device = device or ("0" if has_gpu() else "cpu")
     data = render(work, hands, tables, workers, seed, (0.94 * imgsz, 1.72 * imgsz), imgsz, windows_per_table)
     import_ultralytics()
     _patch_ultralytics()
-    from ultralytics import YOLO
-
-    plan = detector_plan(str(data), epochs, imgsz, gpu=device != "cpu")
+    plan = detector_plan(str(data), epochs, imgsz, gpu=has_gpu())
+    plan.batch, plan.hours, plan.name = batch, hours, "detector_gpu"
     plan.augment.update(close_mosaic=3, lr0=lr0, warmup_epochs=1.0)
-    YOLO(str(init)).train(data=str(data), imgsz=imgsz, epochs=epochs, batch=batch, device=device, workers=workers,
-                          project=str((work / "runs").resolve()), name="detector_gpu", exist_ok=True, plots=False,
-                          amp=device != "cpu", verbose=False, patience=1000, cache=cache, pretrained=True, val=True,
-                          seed=0, deterministic=False, optimizer="SGD", time=hours, **plan.augment)
-    return work / "runs" / "detector_gpu" / "weights" / "best.pt"
+    return train_one(plan, work / "runs", workers=workers, init_weights=Path(init),
+                     overrides=dict(patience=1000, cache=cache, optimizer="SGD"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -109,7 +98,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--init", default=str(MODELS_DIR / "checkpoints" / "tile_detector.pt"))
     ap.add_argument("--lr0", type=float, default=0.01)
     ap.add_argument("--cache", default="ram")
-    ap.add_argument("--device", default=None, help="default: the GPU when there is one")
     args = ap.parse_args(argv)
 
     out = Path(args.out)
@@ -118,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     best = train_gpu_stage(Path(args.work), Path(args.init), args.hours, hands=args.hands, tables=args.tables,
                            windows_per_table=args.windows_per_table, imgsz=args.imgsz, batch=args.batch,
                            workers=args.workers, seed=args.seed, lr0=args.lr0, epochs=args.epochs,
-                           cache=args.cache, device=args.device)
+                           cache=args.cache)
     run = best.parents[1]
     for f in ("weights/best.pt", "weights/last.pt", "results.csv", "args.yaml"):
         if (run / f).exists():

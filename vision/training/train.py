@@ -57,8 +57,9 @@ def has_gpu() -> bool:
 
 
 def train_one(plan: TrainPlan, project: Path, workers: int = 2, threads: int | None = None,
-              init_weights: Path | None = None) -> Path:
-    """Train and return the path of best.pt; `init_weights` fine-tunes an earlier run's weights."""
+              init_weights: Path | None = None, overrides: dict | None = None) -> Path:
+    """Train and return the path of best.pt; `init_weights` fine-tunes an earlier run's weights;
+    `overrides` replaces any of the Ultralytics arguments below."""
     import_ultralytics()
     import torch
     from ultralytics import YOLO
@@ -68,11 +69,12 @@ def train_one(plan: TrainPlan, project: Path, workers: int = 2, threads: int | N
     gpu = has_gpu()
     model = YOLO(str(init_weights) if init_weights else plan.model_cfg)
     project = Path(project).resolve()  # a relative project lands under runs/<task>/ in Ultralytics 8.4
-    model.train(data=plan.data_yaml, imgsz=plan.imgsz, epochs=plan.epochs, batch=plan.batch,
+    args = dict(data=plan.data_yaml, imgsz=plan.imgsz, epochs=plan.epochs, batch=plan.batch,
                 device=0 if gpu else "cpu", workers=workers, project=str(project), name=plan.name,
                 exist_ok=True, plots=False, amp=gpu, verbose=False, patience=100, cache=False,
                 pretrained=bool(init_weights), val=True, seed=0, deterministic=False,
                 **({"time": plan.hours} if plan.hours else {}), **plan.augment)
+    model.train(**{**args, **(overrides or {})})
     return project / plan.name / "weights" / "best.pt"
 
 
