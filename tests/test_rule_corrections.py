@@ -131,3 +131,55 @@ def test_a_blank_looking_box_at_the_pictures_edge_is_not_called_a_back():
     inside = np.array([[100, 100], [140, 100], [140, 180], [100, 180]], np.float32)
     assert not cut_by_edge(inside, 640, 480)
     assert cut_by_edge(inside - [100, 0], 640, 480)  # its left side on the picture's edge
+
+
+def _rendered_crop(a: int, b: int, seed: int, face_down: bool = False, bar_rgb=(10, 10, 10),
+                   pattern: str = "plain") -> np.ndarray:
+    from vision.rectify import rectify_tile
+    from vision.synth.tileface import draw_tile, random_style
+
+    rng = np.random.default_rng(seed)
+    style = random_style(rng, 12)
+    style.body = style.back_rgb = (236, 230, 214)
+    style.bar_rgb, style.back_pattern = bar_rgb, pattern
+    sp = draw_tile(style, a, b, 60, rng, face_down=face_down)
+    canvas = np.full((sp.length + 40, sp.width + 40, 3), 70, np.uint8)
+    alpha = sp.rgba[..., 3:4] / 255.0
+    canvas[20:20 + sp.length, 20:20 + sp.width] = (sp.rgba[..., :3] * alpha + 70 * (1 - alpha)).astype(np.uint8)
+    corners = np.array([[20, 20], [20 + sp.width, 20], [20 + sp.width, 20 + sp.length], [20, 20 + sp.length]],
+                       np.float32)
+    return rectify_tile(canvas[..., ::-1].copy(), corners)[0]
+
+
+def test_a_double_blank_with_a_faint_divider_is_not_taken_for_a_back():
+    from vision.pipreader import find_bar
+    from vision.recognize import looks_double_blank, looks_face_down
+
+    for seed in range(4):
+        crop = _rendered_crop(0, 0, seed, bar_rgb=(206, 196, 190))  # a thin pale bar on a cream face
+        reading = TileReading((HalfReading(0, [], 0.9), HalfReading(0, [], 0.9)), [], find_bar(crop))
+        assert looks_face_down(reading)  # the reader's own look misses the bar...
+        assert looks_double_blank(reading, crop)  # ...a fainter second look finds it
+
+
+def test_a_tiles_back_is_not_taken_for_a_double_blank():
+    from vision.recognize import looks_double_blank
+
+    for seed, pattern in enumerate(["plain", "ring", "dimples", "stripe"]):
+        crop = _rendered_crop(0, 0, seed, face_down=True, pattern=pattern)
+        reading = TileReading((HalfReading(0, [], 0.9), HalfReading(0, [], 0.9)), [], None)
+        assert not looks_double_blank(reading, crop), pattern
+
+
+def test_a_small_blank_box_is_the_double_blank_only_when_the_half_reader_is_sure_of_both_zeros():
+    from vision.halfreader import CLASSES, ClassifiedHalf
+    from vision.recognize import looks_double_blank
+
+    def half(p0: float) -> ClassifiedHalf:
+        p = np.full(CLASSES, (1 - p0) / (CLASSES - 1))
+        p[0] = p0
+        return ClassifiedHalf(0, p, 0)
+
+    blank_crop = np.full((160, 80, 3), 230, np.uint8)
+    assert looks_double_blank(TileReading((half(0.95), half(0.8)), [], None), blank_crop)
+    assert not looks_double_blank(TileReading((half(0.95), half(0.4)), [], None), blank_crop)

@@ -18,6 +18,10 @@ from .rectify import CROP_L, CROP_W, PAD, rectify_tile
 
 PACK_KEY = "chickenfoot_crops_per_input"  # model metadata: "2" when trained on packed crops
 ROW_TOLERANCE = 0.025  # of the crop's length: dots this close in y are in one row
+BAR_CONTRAST = 28
+"""How far (largest LAB channel difference) from the face's colour a pixel must be to count as
+divider when reading dots: low enough for a thin grey bar, high enough that a pip's soft edge
+or a shadow across the face is not a bar."""
 
 
 @dataclass
@@ -231,7 +235,8 @@ def _split_row(ys: np.ndarray, band: tuple[float, float] = (0.36, 0.64)) -> floa
     return float((edges[k] + edges[k + 1]) / 2)
 
 
-def find_bar(crop: np.ndarray, band: tuple[float, float] = (0.36, 0.64)) -> tuple[float, float] | None:
+def find_bar(crop: np.ndarray, band: tuple[float, float] = (0.36, 0.64),
+             contrast: int = BAR_CONTRAST) -> tuple[float, float] | None:
     """(row, thickness) of the divider bar in a straightened crop, or None if it is not visible.
 
     The bar is the one thing on a face that runs most of the way across it in an unbroken
@@ -249,7 +254,7 @@ def find_bar(crop: np.ndarray, band: tuple[float, float] = (0.36, 0.64)) -> tupl
     x0, x1 = int(w * 0.12), int(w * 0.88)
     y0, y1 = int(h * band[0]), int(h * band[1])
     face = np.median(g[int(h * 0.1):int(h * 0.9):2, x0:x1:2].reshape(-1, 3), axis=0)  # every other pixel: same median, 4x cheaper
-    diff = np.abs(g[y0:y1, x0:x1] - face).max(axis=2) > 28
+    diff = np.abs(g[y0:y1, x0:x1] - face).max(axis=2) > contrast
     c0, c1 = int(w * 0.4) - x0, int(w * 0.6) - x0
     bridged = diff.copy()
     bridged[:, c0:c1] = True

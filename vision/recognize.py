@@ -11,7 +11,7 @@ from .correct import apply_rules, second_readings, drop_duplicate_boxes, drop_ov
 from .detector import CLASS_BACK, TileDetector
 from .imageio import LoadedImage, load_image
 from .halfreader import SMALL_TILE_PX, HalfReader, classified_reading
-from .pipreader import PipReader, TileReading
+from .pipreader import PipReader, TileReading, find_bar
 from .rectify import rectify_tile
 from .types import Recognition, TileDetection, tile_length
 
@@ -30,6 +30,26 @@ def looks_face_down(reading: TileReading) -> bool:
     included, has its divider; a back has none (a blank read here counts 0 either way)."""
     dots = tuple(getattr(h, "dots", h.count) for h in reading.halves)  # a classified end keeps its dot count
     return dots == (0, 0) and reading.bar is None
+
+
+FAINT_BAR_CONTRAST = 16
+"""Contrast at which a large blank box's divider is looked for again (the reader's is 28): a
+double blank's bar is often faint (a thin grey line on a cream face); a back has nothing running
+straight across its middle (a ring or a dimple is short, a stripe slanted)."""
+BLANK_SURE = 0.6
+"""How sure the half reader must be of a 0 on each end of a small blank box to call it the double
+blank (on rendered tables, double blanks read 0.73 or more, backs at most 0.49)."""
+
+
+def looks_double_blank(reading: TileReading, crop) -> bool:
+    """Whether a box with neither dot nor divider (see `looks_face_down`) is the double blank after
+    all: its divider may be too faint for the reader's test, and then the dots it does not have
+    are all there is to tell it from a back. Small tiles go by the half reader (sure of 0 on both
+    ends); larger ones by a second, fainter look for the divider."""
+    halves = reading.halves
+    if all(hasattr(h, "probs") for h in halves):
+        return all(h.count == 0 and h.confidence >= BLANK_SURE for h in halves)
+    return find_bar(crop, contrast=FAINT_BAR_CONTRAST) is not None
 
 
 def cut_by_edge(corners, width: int, height: int, margin: float = 0.005) -> bool:
@@ -73,7 +93,8 @@ class Recognizer:
         tiles, readings = drop_duplicate_boxes(tiles, readings)
         tiles, readings = drop_overlapping_boxes(tiles, readings)
         cut = [cut_by_edge(t.corners, img.width, img.height) for t in tiles]
-        blank = [i for i, r in enumerate(readings) if looks_face_down(r) and not cut[i]]
+        blank = [i for i, r in enumerate(readings) if looks_face_down(r) and not cut[i]
+                 and not looks_double_blank(r, crops[tiles[i].id])]
         for t, c in zip(tiles, cut):
             if c:
                 t.notes.append("cut off by the edge of the picture: part of it may not be seen")
