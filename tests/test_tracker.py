@@ -644,3 +644,127 @@ def test_a_tile_lying_apart_with_no_single_tile_to_fill_the_gap_stays_apart():
     events = _feed(tracker, [arms + [far]], repeat=6)
     assert not [e for e in events if isinstance(e, TilePlayed)]
     assert tracker.board[Tile(5, 3)].status == "loose"
+
+
+def _after_a_hand(tracker, readings, frames=8):
+    """A hand lays a tile and leaves; the recognizer's runs on the still frames after it give
+    `readings` in turn (the last one from then on)."""
+    reads = iter(readings)
+    last = [readings[-1]]
+    tracker.gate.moving = True
+
+    def detector(_frame):
+        last[0] = next(reads, last[0])
+        return list(last[0])
+
+    tracker.detector = detector
+    events = tracker.push(object(), 10.0)
+    tracker.gate.moving = False
+    for k in range(frames):
+        events += tracker.push(object(), 10.1 + k / 10)
+    return events
+
+
+def test_a_play_is_not_flagged_on_one_misreading_that_the_next_fresh_frame_contradicts():
+    """The still frames after a hand are read once and the reading reused; a 6-2 misread as 4-2
+    in that one reading was flagged "no 6 against the open 6". A flag now waits for fresh
+    readings that agree, and the next one shows the 6-2: a legal play, no flag."""
+    cfg = GameConfig(2, 6, HouseRules())
+    tracker = Tracker(cfg, gate=_SameAsRead())
+    spinner, arm, _ = _three()
+    _feed(tracker, [[spinner]])
+    misread = _det(arm.corners, (4, 2))
+    events = _after_a_hand(tracker, [[spinner, misread], [spinner, arm]])
+    assert [(e.tile, e.legal) for e in events if isinstance(e, TilePlayed)] == [("6-2", True)]
+
+
+def test_a_play_every_fresh_reading_agrees_is_illegal_is_flagged_within_a_few_frames():
+    cfg = GameConfig(2, 6, HouseRules())
+    tracker = Tracker(cfg, gate=_SameAsRead())
+    spinner, arm, _ = _three()
+    _feed(tracker, [[spinner]])
+    wrong = _det(arm.corners, (4, 2))
+    read = tracker.frames_read
+    events = _after_a_hand(tracker, [[spinner, wrong]], frames=6)
+    flagged = [e for e in events if isinstance(e, TilePlayed)]
+    assert [(e.tile, e.legal, e.rule) for e in flagged] == [("4-2", False, "ends_do_not_match")]
+    assert tracker.frames_read - read >= 3  # three fresh readings agreed before anyone was accused
+
+
+class _Blind(_SameAsRead):
+    """A still gate that never sees a change (a tile laid on a white cloth, say)."""
+
+    def update(self, frame):
+        from vision.tracking.motion import MotionReading
+
+        if self.moving:
+            return MotionReading(True, True, 1.0, 1.0)
+        return MotionReading(False, False, 0.0, 0.0, None, True)
+
+
+def test_a_tile_the_periodic_re_read_finds_is_followed_up_until_it_is_played():
+    """The re-read every few seconds is there for changes the motion gate misses; when it finds
+    a new tile, the tracker reads on until that tile is decided, rather than go back to
+    sleep for another few seconds with one sighting (which never makes a play)."""
+    cfg = GameConfig(2, 6, HouseRules())
+    tracker = Tracker(cfg, gate=_SameAsRead(), recheck_s=3.0)
+    spinner, arm, _ = _three()
+    _feed(tracker, [[spinner]])
+    assert tracker.settled
+    tracker.gate = _Blind()
+    tracker.detector = lambda _f: [spinner, arm]
+    tracker.gate.moving = True  # the hand that lays the 6-2
+    events = tracker.push(object(), 20.0)
+    tracker.gate.moving = False
+    for k in range(40):  # four seconds of still frames at 10 a second
+        events += tracker.push(object(), 20.1 + k / 10)
+    assert [(e.tile, e.legal) for e in events if isinstance(e, TilePlayed)] == [("6-2", True)]
+
+
+def _cross_of_arms():
+    """The spinner 6-6 (from `_three`) with arms 6-2 (above), 6-1 (right), 6-3 (left) and 6-4
+    (below), and a 2-5 laid on the 6-2's free 2."""
+    spinner, arm, second = _three()
+    left = _det([[280, 320], [280, 280], [200, 280], [200, 320]], (6, 3))
+    below = _det([[280, 340], [320, 340], [320, 420], [280, 420]], (6, 4))
+    beyond = _det([[320, 180], [280, 180], [280, 100], [320, 100]], (2, 5))
+    return spinner, arm, second, left, below, beyond
+
+
+def _flag_while_an_arm_is_unread(below_laid_before: bool):
+    """Arms laid one by one; the 6-4 lies on the table (when `below_laid_before`) but the
+    reader misses it; then the 2-5 is laid and flagged (the spinner seems to need an arm)."""
+    cfg = GameConfig(2, 6, HouseRules())
+    tracker = Tracker(cfg, gate=_Still())
+    spinner, arm, second, left, below, beyond = _cross_of_arms()
+    seen = [spinner, arm, second, left]
+    drawn = seen + ([below] if below_laid_before else [])
+    events = _feed(tracker, [([spinner], [spinner]), ([spinner, arm], [spinner, arm]),
+                             ([spinner, arm, second], [spinner, arm, second]), (seen, seen),
+                             (seen + [beyond], drawn + [beyond])], pictures=True)
+    return tracker, events, below
+
+
+def test_a_flag_for_an_unfinished_spinner_is_withdrawn_when_the_missing_arm_lay_there_already():
+    from vision.tracking import FlagWithdrawn
+    from vision.tracking.geometry import pose_from_detection
+
+    tracker, events, below = _flag_while_an_arm_is_unread(below_laid_before=True)
+    assert [(e.tile, e.rule) for e in events if isinstance(e, TilePlayed) and not e.legal] == [
+        ("5-2", "spinner_arms_unfinished")]
+    # the reader finds the 6-4 at last (a hand no longer shading it)
+    events = tracker._place([(Tile(6, 4), pose_from_detection(below), tracker.window[-1])])
+    assert [e.tile for e in events if isinstance(e, FlagWithdrawn)] == ["5-2"]
+    assert [(e.tile, e.legal) for e in events if isinstance(e, TilePlayed)] == [("6-4", True), ("5-2", True)]
+    assert tracker.board[Tile(5, 2)].status == "legal"
+
+
+def test_a_flag_for_an_unfinished_spinner_stays_when_the_arm_was_laid_after_the_play():
+    from vision.tracking.geometry import pose_from_detection
+
+    tracker, _, below = _flag_while_an_arm_is_unread(below_laid_before=False)
+    obs = tracker.window[-1]
+    obs.image = _picture([*_cross_of_arms()])  # the 6-4 is there now, but was not at the flag
+    events = tracker._place([(Tile(6, 4), pose_from_detection(below), obs)])
+    assert not [e for e in events if e.kind == "flag_withdrawn"]
+    assert tracker.board[Tile(5, 2)].status == "illegal"

@@ -115,6 +115,8 @@ class Tally:
     planted_flagged: int = 0
     planted_rule_right: int = 0
     false_flags: int = 0
+    withdrawn_flags: int = 0
+    """Flags the tracker withdrew itself later (counted among `false_flags` too)."""
     true_take_backs: int = 0
     tracker_take_backs: int = 0
     matched_take_backs: int = 0
@@ -143,7 +145,18 @@ class Tally:
         self.frames_read += run.frames_read
         self.seconds += run.seconds
         truth = plan.plays()
-        plays = [e for e in run.events if isinstance(e, TilePlayed)]
+        # a flag the tracker withdrew later (the tile was read again, or a tile found later made
+        # the play legal) is no play of the record, but it was shown: it still counts as a false flag
+        withdrawn = [(e.frame, e.read_as) for e in run.events if e.kind == "flag_withdrawn"]
+        shown = [e for e in run.events if isinstance(e, TilePlayed)]
+        retracted = [e for e in shown if not e.legal and any(e.tile == r and e.frame <= f for f, r in withdrawn)]
+        plays = [e for e in shown if not any(e is r for r in retracted)]
+        self.withdrawn_flags += len(retracted)
+        for ev in retracted:
+            self.false_flags += 1
+            if len(self.false_flag_list) < keep:
+                self.false_flag_list.append({"seq": plan.meta.get("name"), "frame": ev.frame, "tile": ev.tile,
+                                             "on": ev.on, "rule": ev.rule, "message": ev.message, "withdrawn": True})
         self.true_plays += len(truth)
         self.tracker_plays += len(plays)
         used: set[int] = set()
@@ -227,6 +240,7 @@ class Tally:
             "planted_rule_named_right": ratio(self.planted_rule_right, self.planted),
             "false_flags": self.false_flags,
             "false_flags_per_200_plays": round(200 * self.false_flags / self.true_plays, 3) if self.true_plays else None,
+            "false_flags_withdrawn_later": self.withdrawn_flags,
             "player_credited_right": ratio(self.player_right, self.matched),
             "take_back_recall": ratio(self.matched_take_backs, self.true_take_backs),
             "take_back_precision": ratio(self.matched_take_backs, self.tracker_take_backs),

@@ -12,8 +12,9 @@ the tracker asks of every frame:
 Thumbnails are divided by their own median brightness and compared pixel by pixel in
 relative terms, so a lamp flickering or the camera's auto-exposure stepping does not
 count as motion; pixels near white in
-either picture are left out of the comparison, since a brighter frame clips white
-tiles by different amounts than it brightens the table; and thumbnails are slightly
+both pictures are left out of the comparison, since a brighter frame clips white
+tiles by different amounts than it brightens the table (a pixel white in one picture
+only is kept: a white tile was laid or taken there); and thumbnails are slightly
 blurred, so sensor noise does not count either.
 
 A third comparison saves the recognizer's time: against the thumbnail of the last frame
@@ -82,11 +83,12 @@ class MotionGate:
         return small / level, small >= NEAR_WHITE, level
 
     def _share(self, a: tuple, b: tuple) -> tuple[float, np.ndarray]:
-        """Share of pixels that differ between two thumbnails (near-white ones left out)."""
+        """Share of pixels that differ between two thumbnails (pixels near white in both left out:
+        a white tile laid on the table turns its place white, which is a change)."""
         # relative to the brighter of the two, but never less than a few grey levels
         floor = GREY_FLOOR / min(a[2], b[2])
         limit = np.maximum(self.pixel_delta * np.maximum(a[0], b[0]), floor)
-        mask = (np.abs(a[0] - b[0]) > limit) & ~(a[1] | b[1])
+        mask = (np.abs(a[0] - b[0]) > limit) & ~(a[1] & b[1])
         return float(mask.mean()), mask
 
     def update(self, frame: np.ndarray) -> MotionReading:

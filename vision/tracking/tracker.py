@@ -76,6 +76,12 @@ out must not keep the recognizer running on every frame)."""
 ALTERNATIVE_MARGIN = 0.2
 """How much worse (tile widths) a legal place may fit than an illegal one and still be preferred."""
 
+WAITING_DOUBLE_RULES = ("chickie_unfinished", "spinner_arms_unfinished")
+"""Flags raised because a double still waited for tiles: a tile the reader missed can be behind them."""
+FLAG_RUNS = 3
+"""Runs of the recognizer on fresh frames that must read a tile alike before its play is flagged."""
+FLAG_MAX_READS = 5
+"""Readings of a still board after which a play is flagged even if fewer agreed."""
 SECOND_READING_COST = 0.25
 """How much less likely than the first (dot score margin, or class probability) a reader's second
 reading may be and still be taken when it makes an illegal-looking play legal."""
@@ -167,6 +173,15 @@ class Tracker:
         self._last_poses: list[TilePose] | None = None
         self._fresh_in_stretch = 0
         self._doubt = False
+        self._want_fresh = False
+        """A play about to be flagged rests on one run of the recognizer: read the next frame afresh."""
+        self._flag_views: dict[Tile, tuple[np.ndarray, np.ndarray]] = {}
+        """For a play flagged for feeding elsewhere while a double waited: the frame it was
+        flagged on, and the map from today's picture coordinates to that frame's (the camera
+        may have been knocked since)."""
+        self._support: dict[Tile, set[int]] = {}
+        """Recognizer runs that read each tile found new (`_new_tiles`) as it is, since the board
+        last moved."""
         self.size: tuple[int, int] | None = None
         self._lost = False
         self._misreads: set[tuple[Tile, Tile]] = set()
@@ -215,6 +230,7 @@ class Tracker:
             self._last_motion = index
             self._fresh_in_stretch = 0
             self.window.clear()
+            self._support.clear()
             if self._still:  # a new stretch of motion: hands seen before it are not this one's
                 self._entries.clear()
                 self._before_motion = self._settled_image
@@ -235,7 +251,7 @@ class Tracker:
             recheck = True  # a fresh reading now and then, whatever the gate says
         if self.detector is None:
             return events
-        second_opinion = self._doubt and self._fresh_in_stretch < FRESH_READS_ON_DOUBT
+        second_opinion = (self._doubt and self._fresh_in_stretch < FRESH_READS_ON_DOUBT) or self._want_fresh
         if getattr(reading, "same_as_read", False) and not recheck and not second_opinion \
                 and self._last_poses is not None:
             # nothing changed since the last frame read: its reading stands for this frame too
@@ -248,6 +264,7 @@ class Tracker:
             if not getattr(reading, "same_as_read", False):
                 self._fresh_in_stretch = 0  # another picture: a new stretch of readings
             self._fresh_in_stretch += 1
+            self._want_fresh = False
             poses = [p for p in (pose_from_detection(d) for d in detections if not getattr(d, "face_down", False))
                      if p is not None]
             self._last_poses = poses
@@ -262,6 +279,10 @@ class Tracker:
             # anything leaves the board on its word
             self._doubt = bool(obs.conflicts) or any(not bt.missing and bt.status != "loose"
                                                      and not self._still_there(bt, obs) for bt in self.board.values())
+        if recheck and (obs.new or obs.conflicts):
+            # the occasional re-read found something the motion gate missed (a tile laid
+            # without the picture seeming to change): read on until it is decided
+            self.settled = False
         self.window.append(obs)
         del self.window[:-MAX_WINDOW]
         events.extend(self._decide())
@@ -303,6 +324,7 @@ class Tracker:
             self.size = (w, h)
             self._size_misses = 0
             self.window.clear()
+            self._support.clear()
             return frame, None
         return frame, f"frame is {w}x{h} but this stream is {W}x{H}"
 
@@ -338,6 +360,7 @@ class Tracker:
             m = recent[-1].drift
             for bt in self.board.values():
                 bt.pose = bt.pose.transformed(m)
+            self._follow_views(m)
             self._settled_image = self._before_motion = None
             self._reassociate()
         latest = recent[-1]
@@ -518,12 +541,20 @@ class Tracker:
             if tile not in self._played_legally and self._place_unchanged(cl[-1][1], window[-1]):
                 continue  # nothing was laid there: a gap between tiles read as a tile
             if second and n < second + 2 and len(window) < MAX_WINDOW:
-                continue  # the readings disagree: read a few more frames first
+                self._want_fresh = True  # the readings disagree: read a few more frames afresh first
+                continue
             k0 = min(k for k, p in cl if identity(p, self.config.set_max) == tile)
             pose = mean_pose([p for k, p in cl if identity(p, self.config.set_max) == tile])
+            # frames read once and reused count once here: a reading the reader made twice of
+            # two pictures is worth more than one reading kept over ten still frames
+            runs: dict[Tile | None, set[int]] = {}
+            for k, p in cl:
+                runs.setdefault(identity(p, self.config.set_max), set()).add(window[k].read)
+            self._support.setdefault(tile, set()).update(runs[tile])  # (older readings leave the window)
             self._alternatives[tile] = [
                 (alt, mean_pose([p for _, p in cl if identity(p, self.config.set_max) == alt]))
-                for alt, c in ranked[1:] if c >= 2 and c >= n - 1 and alt not in self.board]
+                for alt, c in ranked[1:] if alt not in self.board and
+                ((c >= 2 and c >= n - 1) or runs[alt])]
             known = self.board.get(tile)
             if known is not None:
                 # a tile already on the board, seen somewhere else: moved, or a misreading
@@ -591,6 +622,7 @@ class Tracker:
         shift, turn = motion_size(m, centre)
         for bt in self.board.values():
             bt.pose = bt.pose.transformed(m)
+        self._follow_views(m)
         self._settled_image = self._before_motion = None
         self._reassociate()
         last = recent[-1]
@@ -628,6 +660,7 @@ class Tracker:
 
     def _take_back(self, bt: BoardTile, obs: Observation) -> list[TrackEvent]:
         del self.board[bt.tile]
+        self._flag_views.pop(bt.tile, None)
         if bt.status == "illegal":
             if self.current is not None:
                 for item in self.current.illegal:
@@ -718,6 +751,15 @@ class Tracker:
             if fixed:
                 events.extend(fixed)
                 cands = self._candidates(pose) or cands
+            if not self._ruling(tile, pose, cands)[2].legal and \
+                    (hole := self._hole_before(tile, pose)) is not None:
+                # it touches a tile it cannot go on, but lies a tile's length beyond an open end
+                # the one tile between would make it legal: that tile was missed, not the rules
+                events.extend(self._fill_hole(*hole, tile, obs))
+                cands = self._candidates(pose) or cands
+            if self._flag_unsure(tile, pose, cands):
+                self._want_fresh = True  # read the next frame afresh before flagging anyone
+                continue
             events.append(self._judge(tile, pose, obs, cands, hand=len(fresh) == 1))
         # a tile set down apart earlier may now touch a tile laid since (a chickie read after
         # its toe): it was a play all along
@@ -729,7 +771,69 @@ class Tracker:
                 events.append(self._judge(bt.tile, bt.pose, o, cands, hand=False))
         if loose:
             events.append(BoardDisturbed(o.frame, o.t, loose=loose))
+        if self._flag_views:
+            events.extend(self._rejudge_waiting_flags(o))
         return events
+
+    def _follow_views(self, m: np.ndarray) -> None:
+        """The camera moved by `m` (old picture -> new): keep each flag's view in step."""
+        if not self._flag_views:
+            return
+        m3 = m if m.shape == (3, 3) else np.vstack([m, [0.0, 0.0, 1.0]])
+        inv = np.linalg.inv(m3)
+        for tile, (image, to_then) in list(self._flag_views.items()):
+            self._flag_views[tile] = (image, to_then @ inv)
+
+    def _rejudge_waiting_flags(self, obs: Observation) -> list[TrackEvent]:
+        """A play flagged because a double still waited for tiles is judged again when a tile
+        the reader found only later turns out to have lain there already when the flag was
+        raised (its place looked then as it looks now): the double was fed in time, the reader
+        had missed its tile (a hand's shadow, a 40-px tile lost among sixty), and the play was
+        legal. It is taken as played at its own frame and the flag is withdrawn."""
+        if self.current is None or obs.image is None:
+            return []
+        events: list[TrackEvent] = []
+        book = self.current
+        for tile, (image, to_then) in list(self._flag_views.items()):
+            bt = self.board.get(tile)
+            if bt is None or bt.status != "illegal":
+                self._flag_views.pop(tile, None)
+                continue
+            earlier = [b for b in self.board.values() if b.status == "legal" and b.frame > bt.frame
+                       and b.tile not in self._flag_views and self._lay_there_at(b, image, to_then, obs.image)]
+            if not earlier:
+                continue
+            cands = self._candidates(bt.pose)
+            if not cands:
+                continue
+            now, pose, verdict, parent, touching, _ = self._ruling(tile, bt.pose, cands)
+            if not verdict.legal or now != tile or parent is None:
+                continue
+            flag = next((f for f in reversed(book.illegal) if f["tile"] == str(tile)
+                         and f.get("taken_back_frame") is None and not f.get("withdrawn")), None)
+            if flag is None:
+                continue
+            flag["withdrawn"] = True
+            del self._flag_views[tile]
+            first = next((o for o in self.window if o.frame == bt.frame), obs)
+            book.referee.accept(tile, verdict, bt.frame, first.t, pose.pips[touching] if touching is not None else None)
+            self._played_legally.add(tile)
+            self.board[tile] = BoardTile(tile, pose, "legal", verdict.player, parent.tile, touching, bt.frame)
+            seen = ", ".join(str(b.tile) for b in earlier)
+            msg = (f"{tile} was legal after all: {seen}, read only later, already lay on the table when it "
+                   f"was played, so the flag on it is withdrawn")
+            events.append(FlagWithdrawn(obs.frame, obs.t, str(tile), str(tile), msg))
+            events.append(TilePlayed(bt.frame, first.t, str(tile), verdict.player, str(parent.tile),
+                                     verdict.slot, verdict.end))
+        return events
+
+    @staticmethod
+    def _lay_there_at(bt: BoardTile, then: np.ndarray, to_then: np.ndarray, now: np.ndarray) -> bool:
+        """Whether `bt`'s place looked in the picture `then` as it looks `now` (`to_then` maps
+        today's coordinates to that picture's)."""
+        before = tile_patch(then, bt.pose.transformed(to_then))
+        after = tile_patch(now, bt.pose)
+        return before is not None and after is not None and same_picture(before, after)
 
     def _hole_before(self, tile: Tile, pose: TilePose) -> tuple[Tile, TilePose, BoardTile, Verdict] | None:
         """The one tile that must lie between the layout and `tile`, when `tile` lies a tile's
@@ -969,45 +1073,16 @@ class Tracker:
 
     def _judge(self, tile: Tile, pose: TilePose, obs: Observation,
                candidates: list[tuple[float, BoardTile, Any]], hand: bool = True) -> TrackEvent:
-        """Ask the engine about the play; where the geometry allows two places nearly equally
-        well, a legal reading is preferred over an illegal one."""
+        """Ask the engine about the play and enter its verdict (see `_ruling`)."""
         assert self.current is not None
         if hand:
             self._follow_hand(obs)
         referee = self.current.referee
-        verdicts = []
-        for score, bt, contact in candidates:
-            if verdicts and score > candidates[0][0] + ALTERNATIVE_MARGIN:
-                break
-            verdict = referee.judge(tile, bt.tile, pose.pips[contact.touching])
-            verdicts.append((verdict, bt, contact.touching))
-            if verdict.legal:
-                break
-        if not verdicts:
-            verdicts.append((referee.judge(tile, None), None, None))
-        legal = [v for v in verdicts if v[0].legal]
-        if not legal:
-            # Another reading the rules accept here: first one the readings stayed split with (the
-            # legal reading wins the tie), then the reader's own close second (a misread dot is
-            # likelier than an illegal play); the latter is remembered, so its place read as
-            # `tile` again is the same misreading.
-            others = [(alt, alt_pose, False) for alt, alt_pose in self._alternatives.pop(tile, [])]
-            others += [(Tile(*pips), TilePose(pose.corners, pips), True) for pips, cost in pose.second
-                       if cost <= SECOND_READING_COST]
-            for alt, alt_pose, misread in others:
-                if alt in self.board or alt == tile:
-                    continue
-                for score, bt, contact in self._candidates(alt_pose)[:2]:
-                    v = referee.judge(alt, bt.tile, alt_pose.pips[contact.touching])
-                    if v.legal:
-                        if misread:
-                            self._superseded.add((alt, tile))
-                        tile, pose = alt, alt_pose
-                        legal = [(v, bt, contact.touching)]
-                        break
-                if legal:
-                    break
-        verdict, parent, touching = legal[0] if legal else verdicts[0]
+        read_as = tile
+        tile, pose, verdict, parent, touching, misread = self._ruling(tile, pose, candidates)
+        self._alternatives.pop(read_as, None)
+        if misread:
+            self._superseded.add((tile, read_as))
         on = parent.tile if parent is not None else None
         if verdict.legal:
             referee.accept(tile, verdict, obs.frame, obs.t, pose.pips[touching] if touching is not None else None)
@@ -1018,12 +1093,60 @@ class Tracker:
         assert err is not None
         self.board[tile] = BoardTile(tile, pose, "illegal", verdict.player, on, touching, obs.frame)
         evidence = self._save_evidence(obs, tile, pose, parent, err.message)
+        if err.code in WAITING_DOUBLE_RULES and obs.image is not None:
+            self._flag_views[tile] = (obs.image, np.eye(3))
         self.current.illegal.append({"tile": str(tile), "player": verdict.player,
                                      "on": None if on is None else str(on), "rule": err.code,
                                      "message": err.message, "frame": obs.frame, "t": round(obs.t, 3),
                                      "evidence": evidence})
         return TilePlayed(obs.frame, obs.t, str(tile), verdict.player, None if on is None else str(on), None, None,
                           legal=False, rule=err.code, message=err.message, evidence=evidence)
+
+    def _ruling(self, tile: Tile, pose: TilePose, candidates: list[tuple[float, BoardTile, Any]]
+                ) -> tuple[Tile, TilePose, Verdict, BoardTile | None, int | None, bool]:
+        """The engine's verdict on the play, changing nothing: (tile, pose, verdict, the tile it
+        goes on, its touching end, whether the reading taken is the reader's second). Where the
+        geometry allows two places nearly equally well, a legal one is preferred; where no place
+        is legal, another reading the rules accept there is: first one the readings stayed split
+        with (the legal reading wins the tie), then the reader's own close second (a misread dot
+        is likelier than an illegal play)."""
+        assert self.current is not None
+        referee = self.current.referee
+        verdicts = []
+        for score, bt, contact in candidates:
+            if verdicts and score > candidates[0][0] + ALTERNATIVE_MARGIN:
+                break
+            verdict = referee.judge(tile, bt.tile, pose.pips[contact.touching])
+            verdicts.append((verdict, bt, contact.touching))
+            if verdict.legal:
+                return tile, pose, verdict, bt, contact.touching, False
+        if not verdicts:
+            verdicts.append((referee.judge(tile, None), None, None))
+        others = [(alt, alt_pose, False) for alt, alt_pose in self._alternatives.get(tile, [])]
+        others += [(Tile(*pips), TilePose(pose.corners, pips), True) for pips, cost in pose.second
+                   if cost <= SECOND_READING_COST]
+        for alt, alt_pose, misread in others:
+            if alt in self.board or alt == tile:
+                continue
+            for score, bt, contact in self._candidates(alt_pose)[:2]:
+                v = referee.judge(alt, bt.tile, alt_pose.pips[contact.touching])
+                if v.legal:
+                    return alt, alt_pose, v, bt, contact.touching, misread
+        verdict, parent, touching = verdicts[0]
+        return tile, pose, verdict, parent, touching, False
+
+    def _flag_unsure(self, tile: Tile, pose: TilePose, candidates: list[tuple[float, BoardTile, Any]]) -> bool:
+        """Whether the play would be flagged on the word of a single run of the recognizer.
+
+        Still frames are read once and the reading reused while the picture does not change, so
+        a tile can be "seen" in every frame of the window on one reading; a dot misread there
+        (a 4 read as a 2 while a shadow passes) would flag a legal play. A flag costs a player
+        an accusation, so it waits for a second reading of a fresh frame, up to
+        `FLAG_MAX_READS` readings of the board since it last moved."""
+        runs = self._support.get(tile)
+        if runs is None or len(runs) >= FLAG_RUNS or self._readings(self.window) >= FLAG_MAX_READS:
+            return False
+        return not self._ruling(tile, pose, candidates)[2].legal
 
     def _reread_flagged_parent(self, tile: Tile, pose: TilePose, candidates: list[tuple[float, BoardTile, Any]],
                                obs: Observation) -> list[TrackEvent]:
