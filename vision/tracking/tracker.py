@@ -799,7 +799,9 @@ class Tracker:
             if bt is None or bt.status != "illegal":
                 self._flag_views.pop(tile, None)
                 continue
-            earlier = [b for b in self.board.values() if b.status == "legal" and b.frame > bt.frame
+            # (a tile first seen with the flagged one may have been laid before it in the same
+            # stretch of hands: the order the rules accept is the likelier one, as in `_play_order`)
+            earlier = [b for b in self.board.values() if b.status == "legal" and b.frame >= bt.frame
                        and b.tile not in self._flag_views and self._lay_there_at(b, image, to_then, obs.image)]
             if not earlier:
                 continue
