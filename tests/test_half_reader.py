@@ -71,3 +71,41 @@ def test_committed_half_reader_gives_a_distribution_per_end():
     p = HalfReader(MODELS / "half_reader.onnx").probabilities([_two_colour_crop()] * 3)
     assert p.shape == (3, 2, CLASSES)
     assert np.allclose(p.sum(2), 1.0, atol=1e-4)
+
+
+def test_a_small_tile_whose_divider_shows_is_read_without_counting_its_dots():
+    probs = np.zeros((2, CLASSES), np.float32)
+    probs[0, 7], probs[1, 0] = 1.0, 1.0
+    reading = classified_reading(None, probs, 12, bar=(80.0, 4.0))
+    assert reading.pips == (7, 0)
+    assert reading.bar == (80.0, 4.0)
+    assert [h.dots for h in reading.halves] == [None, None]
+    assert not looks_face_down(reading)
+
+
+@pytest.mark.skipif(not (MODELS / "half_reader.onnx").exists(), reason="no committed models")
+def test_the_dot_detector_is_asked_only_about_boxes_it_can_decide():
+    """Small tiles take the half reader's values; their dots matter only where no divider shows
+    (a back or a face?), so only those and the large tiles go through the dot detector."""
+    import cv2
+
+    from vision.imageio import load_image
+    from vision.pipreader import find_bar
+    from vision.recognize import Recognizer
+    from vision.rectify import rectify_tile
+    from vision.synth.table import render_table
+    from vision.types import tile_length
+
+    img = render_table(np.random.default_rng(3), (1280, 720), set_max=9).image
+    loaded = load_image(cv2.imencode(".png", img)[1].tobytes())
+    rec = Recognizer(MODELS)
+    asked: list[int] = []
+    read_crops = rec.pips.read_crops
+    rec.pips.read_crops = lambda crops, bars=None: asked.append(len(crops)) or read_crops(crops, bars)
+    result = rec.recognize_loaded(loaded)
+    up = [b for b in rec.detector.detect(loaded.bgr) if b.cls == 0]
+    small = [b for b in up if tile_length(b.corners) < rec.small_tile_px]
+    with_bar = [b for b in small if find_bar(rectify_tile(loaded.bgr, b.corners)[0]) is not None]
+    assert len(small) > 10 and with_bar
+    assert asked == [len(up) - len(with_bar)]
+    assert len(result.tiles) >= len(with_bar)

@@ -75,8 +75,9 @@ class ClassifiedHalf:
 
     count: int
     probs: np.ndarray
-    dots: int
-    """What the dot count said (the face-down test goes by it)."""
+    dots: int | None
+    """What the dot count said (the face-down test goes by it); None where the dots were not
+    counted (see `classified_reading`)."""
 
     @property
     def confidence(self) -> float:
@@ -88,17 +89,27 @@ class ClassifiedHalf:
         return [(int(v), best - float(self.probs[v])) for v in order[1:4]]
 
 
-def classified_reading(reading: Any, probs: np.ndarray, set_max: int | None) -> Any:
+def classified_reading(reading: Any, probs: np.ndarray, set_max: int | None, bar: Any = None) -> Any:
     """`reading` (a `TileReading`) with each end taken from the classifier's `probs` (2×CLASSES),
     values above the set's maximum ruled out. (Keeping the dot count where the classifier was
-    less than 50 % sure read worse: models/README.md.)"""
+    less than 50 % sure read worse: models/README.md.)
+
+    `reading` None: the dots were not counted, because the crop shows its divider `bar`. The
+    count would only have decided whether the box is a back, and a box with a divider is not,
+    so a small tile with a divider skips the dot detector (on a webcam frame of a table, nearly
+    every tile: half the time of reading it)."""
     from .pipreader import TileReading
 
+    if reading is None:
+        return TileReading(tuple(_classified(probs[end], set_max, None) for end in (0, 1)), [], bar)
+    return TileReading(tuple(_classified(probs[end], set_max, reading.halves[end].count) for end in (0, 1)),
+                       reading.points, reading.bar)
+
+
+def _classified(probs: np.ndarray, set_max: int | None, dots: int | None) -> ClassifiedHalf:
+
     top = CLASSES - 1 if set_max is None else min(int(set_max), CLASSES - 1)
-    halves = []
-    for end in (0, 1):
-        p = probs[end].copy()
-        p[top + 1:] = 0.0
-        p /= max(float(p.sum()), 1e-9)
-        halves.append(ClassifiedHalf(int(np.argmax(p)), p, reading.halves[end].count))
-    return TileReading((halves[0], halves[1]), reading.points, reading.bar)
+    p = probs.copy()
+    p[top + 1:] = 0.0
+    p /= max(float(p.sum()), 1e-9)
+    return ClassifiedHalf(int(np.argmax(p)), p, dots)

@@ -70,7 +70,8 @@ class PipReader:
         meta = self.session.get_modelmeta().custom_metadata_map
         self.pack = meta.get(PACK_KEY) == "2" if pack is None else pack
 
-    def read_crops(self, crops: list[np.ndarray]) -> list[TileReading]:
+    def read_crops(self, crops: list[np.ndarray], bars: list | None = None) -> list[TileReading]:
+        """`bars`: each crop's `find_bar`, where the caller has looked for it already."""
         if not crops:
             return []
         images, frames = self._layout(crops)
@@ -81,7 +82,8 @@ class PipReader:
         else:
             for im in images:
                 outs.append(self.session.run(None, {self.input_name: to_blob([im])})[0][0])
-        return [self._decode(outs[k], lb, find_bar(c)) for (k, lb), c in zip(frames, crops)]
+        bars = bars if bars is not None else [find_bar(c) for c in crops]
+        return [self._decode(outs[k], lb, bar) for (k, lb), bar in zip(frames, bars)]
 
     def _layout(self, crops: list[np.ndarray]) -> tuple[list[np.ndarray], list[tuple[int, Letterbox]]]:
         """Model inputs, and for each crop (input index, crop-to-input mapping).

@@ -82,11 +82,18 @@ class Recognizer:
         for b in boxes:
             (down if b.cls == CLASS_BACK else up).append(b)
         crops = [rectify_tile(img.bgr, b.corners)[0] for b in up]
-        readings = self.pips.read_crops(crops)
-        if self.halves is not None:
-            small = [i for i, b in enumerate(up) if tile_length(b.corners) < self.small_tile_px]
+        bars = [find_bar(c) for c in crops]
+        small = [i for i, b in enumerate(up) if tile_length(b.corners) < self.small_tile_px] \
+            if self.halves is not None else []
+        # a small tile's values come from the half reader; its dots are counted only when no
+        # divider shows, to tell a back from a face (see `classified_reading`)
+        counted = sorted(set(range(len(up))) - {i for i in small if bars[i] is not None})
+        readings: list = [None] * len(up)
+        for i, r in zip(counted, self.pips.read_crops([crops[i] for i in counted], [bars[i] for i in counted])):
+            readings[i] = r
+        if small:
             for i, p in zip(small, self.halves.probabilities([crops[i] for i in small])):
-                readings[i] = classified_reading(readings[i], p, set_max)
+                readings[i] = classified_reading(readings[i], p, set_max, bars[i])
         tiles = [TileDetection(i, b.corners * img.scale, b.score) for i, b in enumerate(up)]
         for t, r in zip(tiles, readings):
             t.pip_points = [(x, y, c, h) for x, y, c, h in r.points]
