@@ -768,3 +768,50 @@ def test_a_flag_for_an_unfinished_spinner_stays_when_the_arm_was_laid_after_the_
     events = tracker._place([(Tile(6, 4), pose_from_detection(below), obs)])
     assert not [e for e in events if e.kind == "flag_withdrawn"]
     assert tracker.board[Tile(5, 2)].status == "illegal"
+
+
+def test_a_second_box_naming_a_tile_that_lies_elsewhere_does_not_outvote_the_new_tile():
+    """One tile boxed twice, the second box taking in a neighbour's end and reading as a tile
+    already on the board (and seen in its own place in the same reading): a set holds each
+    tile once, so that reading is impossible and the new tile is played at once."""
+    cfg = GameConfig(2, 6, HouseRules())
+    tracker = Tracker(cfg, gate=_Still())
+    spinner, arm, second = _three()
+    _feed(tracker, [[spinner], [spinner, arm]])
+    ghost = _det(second.corners + np.array([8.0, 0.0], np.float32), (6, 2))
+    events = _feed(tracker, [[spinner, arm, second, ghost]])
+    plays = [e for e in events if isinstance(e, TilePlayed)]
+    assert [(p.tile, p.on, p.legal) for p in plays] == [("6-1", "6-6", True)]
+
+
+def test_tiles_laid_on_a_flagged_tile_are_cleared_with_it_when_its_flag_is_withdrawn():
+    from vision.tracking import FlagWithdrawn
+    from vision.tracking.geometry import pose_from_detection
+
+    tracker, events, below = _flag_while_an_arm_is_unread(below_laid_before=True)
+    spinner, arm, second, left, _, beyond = _cross_of_arms()
+    on_top = _det([[320, 100], [280, 100], [280, 20], [320, 20]], (5, 1))  # its 5 against the 2-5's 5
+    seen = [spinner, arm, second, left, beyond]
+    events = _feed(tracker, [(seen + [on_top], seen + [below, on_top])], pictures=True)
+    assert [(e.tile, e.rule) for e in events if isinstance(e, TilePlayed)] == [("5-1", "no_such_open_end")]
+    events = tracker._place([(Tile(6, 4), pose_from_detection(below), tracker.window[-1])])
+    assert [e.tile for e in events if isinstance(e, FlagWithdrawn)] == ["5-2", "5-1"]
+    assert [(e.tile, e.on, e.legal) for e in events if isinstance(e, TilePlayed)] == [
+        ("6-4", "6-6", True), ("5-2", "6-2", True), ("5-1", "5-2", True)]
+    assert tracker.board[Tile(5, 1)].status == "legal"
+
+
+def test_tiles_found_in_one_still_stretch_go_in_the_order_the_rules_accept():
+    """The 2-5 is read a few frames before the spinner's fourth arm, with no hand between: that
+    is reading luck, not the order of play, and the order in which both plays are legal wins."""
+    cfg = GameConfig(2, 6, HouseRules())
+    tracker = Tracker(cfg, gate=_Still())
+    spinner, arm, second, left, below, beyond = _cross_of_arms()
+    seen = [spinner, arm, second, left]
+    _feed(tracker, [seen[:1], seen[:2], seen[:3], seen])
+    events = []
+    for k, dets in enumerate([seen + [beyond]] * 3 + [seen + [beyond, below]] * 6):
+        tracker.gate.moving = k == 0
+        tracker.detector = lambda _f, d=dets: list(d)
+        events.extend(tracker.push(object(), 10.0 + k / 10))
+    assert [(e.tile, e.legal) for e in events if isinstance(e, TilePlayed)] == [("6-4", True), ("5-2", True)]

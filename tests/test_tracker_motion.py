@@ -125,3 +125,26 @@ def test_a_tile_laid_on_a_white_table_changes_the_picture():
     gate.set_reference()
     gate.update(laid)
     assert gate.update(laid).changed
+
+
+def test_a_picture_that_differs_from_the_settled_one_is_never_the_one_last_read():
+    """A 40-px tile laid on a big table changes a few thumbnail pixels, near the threshold of
+    both tests: the reading of the empty place must not be reused for it (the board would
+    settle without the tile, which then looks like part of the table)."""
+    base = np.full((135, 240, 3), 90, np.uint8)  # thumbnail scale: one pixel each
+    settled = base.copy()
+    settled[20, 20:22] = 200  # the settled picture differs a little from the one read (noise)
+    laid = base.copy()
+    laid[100:102, 100:102] = 200  # a small tile laid
+    gate = MotionGate()
+    share = lambda a, b: gate._share(gate.thumbnail(a), gate.thumbnail(b))[0]  # noqa: E731
+    assert share(laid, base) <= gate.change_share < share(laid, settled)  # the case in point
+    gate.update(base)
+    gate.update(base)
+    gate.mark_read()
+    assert not gate.update(settled).moving
+    gate.set_reference()
+    gate.update(laid)
+    r = gate.update(laid)
+    assert not r.moving and r.changed
+    assert not r.same_as_read

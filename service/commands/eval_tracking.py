@@ -177,8 +177,12 @@ def run(args) -> int:
         sizes.add(tuple(plan.size))
         tally.add(run)
         if not args.json:
+            one = Tally()
+            one.add(run, keep=0, per_set=False)
+            r = one.summary()
             print(f"  {plan.meta['name']}: double-{plan.set_max}, {plan.players} players, {len(plan.plays())} plays, "
-                  f"{len(plan.frames)} frames", file=sys.stderr)
+                  f"{len(plan.frames)} frames: precision {r['play_precision']}, recall {r['play_recall']}, "
+                  f"planted flagged {r['planted_flagged']}, false flags {r['false_flags']}", file=sys.stderr)
     if pool is not None:
         pool.close()
     summary = tally.summary()

@@ -66,6 +66,9 @@ class MotionGate:
         self._prev: tuple | None = None
         self._ref: tuple | None = None
         self._read: tuple | None = None
+        self._read_was_ref = False
+        """The last picture read did not differ from the reference (see `update`)."""
+        self._ref_level = 1.0
 
     def thumbnail(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
         """(brightness-normalised grey thumbnail, mask of near-white pixels, median grey level)."""
@@ -105,23 +108,36 @@ class MotionGate:
         else:
             ref_level, _ = self._share(thumb, ref)
         entry = _edge_entry(mask) if moving else None
+        self._ref_level = ref_level
+        changed = ref_level > self.change_share
         read = self._read
+        # a picture that differs from the reference cannot be the one last read if that one did
+        # not: a small change (a 40-px tile laid) sits near the threshold of both tests, and a
+        # reading reused there would settle the board without the tile (and a tile in the
+        # settled picture is later taken for part of the table)
         same = (not moving and read is not None and read[0].shape == thumb[0].shape
+                and not (changed and self._read_was_ref)
                 and self._share(thumb, read)[0] <= self.change_share)
-        return MotionReading(moving, ref_level > self.change_share, level, ref_level, entry, same)
+        return MotionReading(moving, changed, level, ref_level, entry, same)
 
     def set_reference(self) -> None:
         """The current picture is what the board looks like now (the tracker has settled)."""
         self._ref = self._prev
+        read = self._read
+        self._read_was_ref = read is not None and self._ref is not None and read[0].shape == self._ref[0].shape \
+            and self._share(read, self._ref)[0] <= self.change_share
 
     def mark_read(self) -> None:
         """The recognizer read the current picture."""
         self._read = self._prev
+        self._read_was_ref = self._ref_level <= self.change_share
 
     def reset(self) -> None:
         self._prev = None
         self._ref = None
         self._read = None
+        self._read_was_ref = False
+        self._ref_level = 1.0
 
 
 def _edge_entry(mask: np.ndarray) -> tuple[float, float] | None:

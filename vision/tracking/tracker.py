@@ -530,6 +530,13 @@ class Tracker:
         for cl in self._clusters(window):
             if len({k for k, _ in cl if k >= offset}) < need:
                 continue
+            # a reading naming a board tile that the same reading also saw in its own place is
+            # impossible (a set holds each tile once): one tile boxed twice, the second box
+            # taking in a neighbour's end; it must not outvote the tile's true reading
+            possible = [(k, p) for k, p in cl
+                        if not ((t := identity(p, self.config.set_max)) in self.board and t in window[k].seen)]
+            if any(identity(p, self.config.set_max) is not None for _, p in possible):
+                cl = possible
             votes = Counter(identity(p, self.config.set_max) for _, p in cl)
             ranked = [(t, n) for t, n in votes.most_common() if t is not None]
             if not ranked:
@@ -711,20 +718,18 @@ class Tracker:
         if self.current is None or not any(bt.status != "loose" for bt in self.board.values()):
             events.extend(self._start_round(fresh))
             fresh = [(t, p, o) for t, p, o in fresh if t not in self.board]
-        pending = list(fresh)
+        # the tile seen first goes first, unless another order is one the rules accept better
+        # (a toe read late, after the tile played beyond the finished chickie: toe first)
+        pending = sorted(fresh, key=lambda item: item[2].frame)
         loose: list[str] = []
         if len(pending) > 1 and self.current is not None:
             pending = self._play_order(pending)
         window_clusters = self._clusters(self.window)  # the window does not change while placing
         while pending:
-            # the tile seen first goes first, among those that lie against the board now
-            # (positions, not equality: two readings of one tile compare their poses' arrays)
+            # in that order, the first that lies against the board now
             options = [(k, self._candidates(item[1])) for k, item in enumerate(pending)]
             placeable = [(k, c) for k, c in options if c]
-            if placeable:
-                k, cands = min(placeable, key=lambda kc: (pending[kc[0]][2].frame, kc[0]))
-            else:
-                k, cands = options[0]
+            k, cands = placeable[0] if placeable else options[0]
             item = pending.pop(k)
             tile, pose, obs = item
             if not cands:
@@ -793,7 +798,6 @@ class Tracker:
         if self.current is None or obs.image is None:
             return []
         events: list[TrackEvent] = []
-        book = self.current
         for tile, (image, to_then) in list(self._flag_views.items()):
             bt = self.board.get(tile)
             if bt is None or bt.status != "illegal":
@@ -805,28 +809,59 @@ class Tracker:
                        and b.tile not in self._flag_views and self._lay_there_at(b, image, to_then, obs.image)]
             if not earlier:
                 continue
-            cands = self._candidates(bt.pose)
-            if not cands:
-                continue
-            now, pose, verdict, parent, touching, _ = self._ruling(tile, bt.pose, cands)
-            if not verdict.legal or now != tile or parent is None:
-                continue
-            flag = next((f for f in reversed(book.illegal) if f["tile"] == str(tile)
-                         and f.get("taken_back_frame") is None and not f.get("withdrawn")), None)
-            if flag is None:
-                continue
-            flag["withdrawn"] = True
-            del self._flag_views[tile]
-            first = next((o for o in self.window if o.frame == bt.frame), obs)
-            book.referee.accept(tile, verdict, bt.frame, first.t, pose.pips[touching] if touching is not None else None)
-            self._played_legally.add(tile)
-            self.board[tile] = BoardTile(tile, pose, "legal", verdict.player, parent.tile, touching, bt.frame)
             seen = ", ".join(str(b.tile) for b in earlier)
             msg = (f"{tile} was legal after all: {seen}, read only later, already lay on the table when it "
                    f"was played, so the flag on it is withdrawn")
-            events.append(FlagWithdrawn(obs.frame, obs.t, str(tile), str(tile), msg))
-            events.append(TilePlayed(bt.frame, first.t, str(tile), verdict.player, str(parent.tile),
-                                     verdict.slot, verdict.end))
+            withdrawn = self._withdraw_flag(bt, obs, msg)
+            if withdrawn:
+                self._flag_views.pop(tile, None)
+                events.extend(withdrawn)
+                events.extend(self._rejudge_built_on(tile, obs))
+        return events
+
+    def _withdraw_flag(self, bt: BoardTile, obs: Observation, message: str) -> list[TrackEvent]:
+        """Judge a flagged tile again where it lies; if the engine now accepts it, withdraw the
+        flag and enter it as played at its own frame (no events if not)."""
+        assert self.current is not None
+        book = self.current
+        tile = bt.tile
+        cands = self._candidates(bt.pose)
+        if not cands:
+            return []
+        now, pose, verdict, parent, touching, _ = self._ruling(tile, bt.pose, cands)
+        if not verdict.legal or now != tile or parent is None:
+            return []
+        flag = next((f for f in reversed(book.illegal) if f["tile"] == str(tile)
+                     and f.get("taken_back_frame") is None and not f.get("withdrawn")), None)
+        if flag is None:
+            return []
+        flag["withdrawn"] = True
+        first = next((o for o in self.window if o.frame == bt.frame), obs)
+        book.referee.accept(tile, verdict, bt.frame, first.t, pose.pips[touching] if touching is not None else None)
+        self._played_legally.add(tile)
+        self.board[tile] = BoardTile(tile, pose, "legal", verdict.player, parent.tile, touching, bt.frame)
+        return [FlagWithdrawn(obs.frame, obs.t, str(tile), str(tile), message),
+                TilePlayed(bt.frame, first.t, str(tile), verdict.player, str(parent.tile), verdict.slot, verdict.end)]
+
+    def _rejudge_built_on(self, tile: Tile, obs: Observation) -> list[TrackEvent]:
+        """Tiles flagged for lying against `tile` while it was flagged ("not part of the
+        layout") are judged again now that its flag is withdrawn, in the order they were laid,
+        and so on down each line built on them: one tile the reader missed must not leave a
+        whole arm flagged."""
+        events: list[TrackEvent] = []
+        todo = [tile]
+        while todo:
+            parent = todo.pop(0)
+            built = sorted((b for b in self.board.values() if b.status == "illegal" and b.on == parent),
+                           key=lambda b: b.frame)
+            for bt in built:
+                msg = (f"{bt.tile} was legal after all: it lies against {parent}, whose flag was "
+                       f"withdrawn, so the flag on it is withdrawn too")
+                withdrawn = self._withdraw_flag(bt, obs, msg)
+                if withdrawn:
+                    self._flag_views.pop(bt.tile, None)
+                    events.extend(withdrawn)
+                    todo.append(bt.tile)
         return events
 
     @staticmethod
