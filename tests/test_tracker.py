@@ -815,3 +815,47 @@ def test_tiles_found_in_one_still_stretch_go_in_the_order_the_rules_accept():
         tracker.detector = lambda _f, d=dets: list(d)
         events.extend(tracker.push(object(), 10.0 + k / 10))
     assert [(e.tile, e.legal) for e in events if isinstance(e, TilePlayed)] == [("6-4", True), ("5-2", True)]
+
+
+def test_a_tile_boxed_twice_is_taken_as_the_reading_the_rules_accept_there():
+    """The reader boxes one place twice in every picture, as the 6-1 and as a 5-3 (the second
+    box taking in part of a neighbour): reading again would not settle it, and only the 6-1
+    can lie there, so it is played at once."""
+    cfg = GameConfig(2, 6, HouseRules())
+    tracker = Tracker(cfg, gate=_Still())
+    spinner, arm, second = _three()
+    _feed(tracker, [[spinner], [spinner, arm]])
+    ghost = _det(second.corners + np.array([8.0, 0.0], np.float32), (5, 3))
+    events = _feed(tracker, [[spinner, arm, second, ghost]])
+    plays = [e for e in events if isinstance(e, TilePlayed)]
+    assert [(p.tile, p.on, p.legal) for p in plays] == [("6-1", "6-6", True)]
+
+
+def test_a_second_box_half_over_a_tile_just_played_is_not_set_down_as_a_loose_tile():
+    import cv2
+
+    cfg = GameConfig(2, 6, HouseRules())
+    tracker = Tracker(cfg, gate=_Still())
+    spinner, arm, second = _three()
+    _feed(tracker, [[spinner], [spinner, arm]])
+    c = second.corners.mean(0) + np.array([36.0, 14.0])
+    ghost = _det(cv2.boxPoints(((float(c[0]), float(c[1])), (70.0, 34.0), 30.0)), (5, 3))
+    events = _feed(tracker, [[spinner, arm, second, ghost]])
+    assert [(e.kind, getattr(e, "tile", None)) for e in events] == [("tile_played", "6-1")]
+    assert Tile(5, 3) not in tracker.board
+
+
+def test_a_tile_once_read_apart_from_the_layout_is_played_when_read_where_it_can_go():
+    """A reading set down as loose (a stray box, a misread) must not keep the tile of that
+    name from being played later: the set has one, and play goes on in the layout."""
+    from vision.tracking.board import BoardTile
+    from vision.tracking.geometry import pose_from_detection
+
+    cfg = GameConfig(2, 6, HouseRules())
+    tracker = Tracker(cfg, gate=_Still())
+    spinner, arm, second, left, _, _ = _cross_of_arms()
+    _feed(tracker, [[spinner], [spinner, arm], [spinner, arm, second]])
+    stray = pose_from_detection(_tile_at(900, 600, (6, 3)))
+    tracker.board[Tile(6, 3)] = BoardTile(Tile(6, 3), stray, "loose", None, None, None, 0)
+    events = _feed(tracker, [[spinner, arm, second, left]])
+    assert [(e.tile, e.on, e.legal) for e in events if isinstance(e, TilePlayed)] == [("6-3", "6-6", True)]

@@ -78,6 +78,8 @@ ALTERNATIVE_MARGIN = 0.2
 
 WAITING_DOUBLE_RULES = ("chickie_unfinished", "spinner_arms_unfinished")
 """Flags raised because a double still waited for tiles: a tile the reader missed can be behind them."""
+OVERLAP_SAME_TILE = 1 / 3
+"""Share of the smaller of two boxes that must overlap for them to be one tile boxed twice."""
 FLAG_RUNS = 3
 """Runs of the recognizer on fresh frames that must read a tile alike before its play is flagged."""
 FLAG_MAX_READS = 5
@@ -548,8 +550,13 @@ class Tracker:
             if tile not in self._played_legally and self._place_unchanged(cl[-1][1], window[-1]):
                 continue  # nothing was laid there: a gap between tiles read as a tile
             if second and n < second + 2 and len(window) < MAX_WINDOW:
-                self._want_fresh = True  # the readings disagree: read a few more frames afresh first
-                continue
+                pick = self._legal_of_twin_boxes(cl, tile, ranked[1][0], need)
+                if pick is None:
+                    self._want_fresh = True  # the readings disagree: read a few more frames afresh first
+                    continue
+                if pick != tile:
+                    ranked = [(pick, second), (tile, n)] + ranked[2:]
+                    tile, n = pick, second
             k0 = min(k for k, p in cl if identity(p, self.config.set_max) == tile)
             pose = mean_pose([p for k, p in cl if identity(p, self.config.set_max) == tile])
             # frames read once and reused count once here: a reading the reader made twice of
@@ -563,6 +570,11 @@ class Tracker:
                 for alt, c in ranked[1:] if alt not in self.board and
                 ((c >= 2 and c >= n - 1) or runs[alt])]
             known = self.board.get(tile)
+            if known is not None and known.status == "loose" and self._candidates(pose):
+                # read apart from the layout before (often a second box on a tile, or a misread)
+                # and now where it can be played: the set has one, and this is where play goes on
+                del self.board[tile]
+                known = None
             if known is not None:
                 # a tile already on the board, seen somewhere else: moved, or a misreading
                 if known.missing or not any(self._still_there(known, o) for o in recent):
@@ -581,6 +593,33 @@ class Tracker:
             taken.add(tile)
             out.append((tile, pose, window[k0]))
         return out
+
+    def _legal_of_twin_boxes(self, cl: list[tuple[int, TilePose]], a: Tile, b: Tile, need: int) -> Tile | None:
+        """Of two readings of one place that come together, in one reading after another, the
+        one the engine accepts there (None unless exactly one is legal).
+
+        Two boxes at one place in the same picture are one tile boxed twice, the second box
+        taking in part of a neighbour: tiles lying flat do not overlap. Reading the picture
+        again gives the same two boxes, so waiting for fresh readings settles nothing; a
+        phantom's values match no open end, the tile's own do."""
+        if self.current is None:
+            return None
+        top = self.config.set_max
+        reads: dict[Tile, set[int]] = {a: set(), b: set()}
+        for k, p in cl:
+            t = identity(p, top)
+            if t in reads:
+                reads[t].add(k)
+        if len(reads[a] & reads[b]) < need:
+            return None
+        legal = []
+        for t in (a, b):
+            pose = mean_pose([p for _, p in cl if identity(p, top) == t])
+            cands = self._candidates(pose)
+            if any(self.current.referee.judge(t, bt.tile, pose.pips[c.touching]).legal
+                   for score, bt, c in cands if score <= cands[0][0] + ALTERNATIVE_MARGIN):
+                legal.append(t)
+        return legal[0] if len(legal) == 1 else None
 
     def _place_unchanged(self, pose: TilePose, obs: Observation) -> bool:
         """Whether `pose`'s place looks in `obs` as it did on the board settled before the last
@@ -746,6 +785,8 @@ class Tracker:
                 elif (hole := self._hole_before(tile, pose)) is not None:
                     events.extend(self._fill_hole(*hole, tile, obs))
                     cands = self._candidates(pose)
+                elif self._lies_on_board_tile(pose):
+                    continue  # a second box on a tile already placed: tiles lying flat do not overlap
                 else:
                     # touching nothing a tile could be laid against: set down beside the layout
                     # (or a reading of something that is not a tile), not a play to judge
@@ -982,6 +1023,21 @@ class Tracker:
                 break
         assert best is not None
         return best[2]
+
+    def _lies_on_board_tile(self, pose: TilePose) -> bool:
+        """Whether `pose` covers a good part (a third) of a tile of the layout."""
+        import cv2
+
+        quad = pose.corners.astype(np.float32)
+        area = abs(cv2.contourArea(quad))
+        for bt in self.board.values():
+            if bt.status == "loose" or bt.missing:
+                continue
+            other = bt.pose.corners.astype(np.float32)
+            small = min(area, abs(cv2.contourArea(other)))
+            if small > 0 and cv2.intersectConvexConvex(quad, other)[0] > OVERLAP_SAME_TILE * small:
+                return True
+        return False
 
     def _undecided_near(self, pose: TilePose, clusters: list[list[tuple[int, TilePose]]]) -> bool:
         """Whether a new reading near `pose` (another place; `clusters` of the window's new
