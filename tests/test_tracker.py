@@ -770,17 +770,23 @@ def test_a_flag_for_an_unfinished_spinner_stays_when_the_arm_was_laid_after_the_
     assert tracker.board[Tile(5, 2)].status == "illegal"
 
 
-def test_a_second_box_naming_a_tile_that_lies_elsewhere_does_not_outvote_the_new_tile():
-    """One tile boxed twice, the second box taking in a neighbour's end and reading as a tile
-    already on the board (and seen in its own place in the same reading): a set holds each
-    tile once, so that reading is impossible and the new tile is played at once."""
+def _plays_with_a_second_box_on_the_6_1(ghost_pips: tuple[int, int]) -> list[TilePlayed]:
+    """The 6-1 laid against the spinner, read in every picture together with a second box 8 px
+    off it that reads `ghost_pips`: the plays the tracker reports."""
     cfg = GameConfig(2, 6, HouseRules())
     tracker = Tracker(cfg, gate=_Still())
     spinner, arm, second = _three()
     _feed(tracker, [[spinner], [spinner, arm]])
-    ghost = _det(second.corners + np.array([8.0, 0.0], np.float32), (6, 2))
+    ghost = _det(second.corners + np.array([8.0, 0.0], np.float32), ghost_pips)
     events = _feed(tracker, [[spinner, arm, second, ghost]])
-    plays = [e for e in events if isinstance(e, TilePlayed)]
+    return [e for e in events if isinstance(e, TilePlayed)]
+
+
+def test_a_second_box_naming_a_tile_that_lies_elsewhere_does_not_outvote_the_new_tile():
+    """One tile boxed twice, the second box taking in a neighbour's end and reading as a tile
+    already on the board (and seen in its own place in the same reading): a set holds each
+    tile once, so that reading is impossible and the new tile is played at once."""
+    plays = _plays_with_a_second_box_on_the_6_1((6, 2))
     assert [(p.tile, p.on, p.legal) for p in plays] == [("6-1", "6-6", True)]
 
 
@@ -821,13 +827,7 @@ def test_a_tile_boxed_twice_is_taken_as_the_reading_the_rules_accept_there():
     """The reader boxes one place twice in every picture, as the 6-1 and as a 5-3 (the second
     box taking in part of a neighbour): reading again would not settle it, and only the 6-1
     can lie there, so it is played at once."""
-    cfg = GameConfig(2, 6, HouseRules())
-    tracker = Tracker(cfg, gate=_Still())
-    spinner, arm, second = _three()
-    _feed(tracker, [[spinner], [spinner, arm]])
-    ghost = _det(second.corners + np.array([8.0, 0.0], np.float32), (5, 3))
-    events = _feed(tracker, [[spinner, arm, second, ghost]])
-    plays = [e for e in events if isinstance(e, TilePlayed)]
+    plays = _plays_with_a_second_box_on_the_6_1((5, 3))
     assert [(p.tile, p.on, p.legal) for p in plays] == [("6-1", "6-6", True)]
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .onnx_yolo import bounding_boxes
+from .onnx_yolo import bounds_meet
 from .pipreader import TileReading
 from .types import TileDetection
 
@@ -72,9 +72,8 @@ def drop_overlapping_boxes(tiles: list[TileDetection], readings: list[TileReadin
         return tiles, readings
     polys = [np.asarray(t.corners, np.float32) for t in tiles]
     areas = [abs(cv2.contourArea(p)) for p in polys]
-    lo, hi = bounding_boxes(polys)
+    meet = bounds_meet(polys)
     overlapping: dict[int, set[int]] = {i: set() for i in range(n)}
-    meet = (lo[:, None] < hi[None]).all(2) & (lo[None] < hi[:, None]).all(2)  # upright bounds meet
     for i in range(n):
         for j in range(i + 1, n):
             if not meet[i, j]:

@@ -107,7 +107,7 @@ def classified_reading(reading: Any, probs: np.ndarray, set_max: int | None, bar
 
 
 def _classified(probs: np.ndarray, set_max: int | None, dots: int | None) -> ClassifiedHalf:
-
+    """One end's reading from its probabilities, values above the set's maximum ruled out."""
     top = CLASSES - 1 if set_max is None else min(int(set_max), CLASSES - 1)
     p = probs.copy()
     p[top + 1:] = 0.0

@@ -108,20 +108,18 @@ def polygon_iou(p: np.ndarray, q: np.ndarray) -> float:
 def nms_rotated(polys: list[np.ndarray], scores: np.ndarray, iou: float) -> list[int]:
     """Exact polygon-IoU NMS for oriented boxes (few boxes survive the score filter)."""
     order = list(np.argsort(-scores))
-    lo, hi = bounding_boxes(polys)
+    meet = bounds_meet(polys)  # only boxes whose upright bounds meet can overlap (most pairs on a table do not)
     keep: list[int] = []
     for i in order:
-        # only boxes whose upright bounds meet can overlap (most pairs on a table do not)
-        k = np.array(keep, np.int64)
-        near = k[(lo[i] < hi[k]).all(1) & (lo[k] < hi[i]).all(1)] if keep else k
-        if all(polygon_iou(polys[i], polys[j]) <= iou for j in near):
+        if all(polygon_iou(polys[i], polys[j]) <= iou for j in keep if meet[i, j]):
             keep.append(int(i))
     return keep
 
 
-def bounding_boxes(polys: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Each polygon's upright bounds as (min xy, max xy) arrays, for a cheap "cannot meet" test."""
+def bounds_meet(polys: list[np.ndarray]) -> np.ndarray:
+    """n×n: whether two polygons' upright bounding boxes overlap (a cheap "cannot meet" test)."""
     if not polys:
-        return np.zeros((0, 2), np.float32), np.zeros((0, 2), np.float32)
+        return np.zeros((0, 0), bool)
     pts = np.stack([np.asarray(p, np.float32) for p in polys])
-    return pts.min(1), pts.max(1)
+    lo, hi = pts.min(1), pts.max(1)
+    return (lo[:, None] < hi[None]).all(2) & (lo[None] < hi[:, None]).all(2)

@@ -855,7 +855,6 @@ class Tracker:
                    f"was played, so the flag on it is withdrawn")
             withdrawn = self._withdraw_flag(bt, obs, msg)
             if withdrawn:
-                self._flag_views.pop(tile, None)
                 events.extend(withdrawn)
                 events.extend(self._rejudge_built_on(tile, obs))
         return events
@@ -877,6 +876,7 @@ class Tracker:
         if flag is None:
             return []
         flag["withdrawn"] = True
+        self._flag_views.pop(tile, None)
         first = next((o for o in self.window if o.frame == bt.frame), obs)
         book.referee.accept(tile, verdict, bt.frame, first.t, pose.pips[touching] if touching is not None else None)
         self._played_legally.add(tile)
@@ -900,7 +900,6 @@ class Tracker:
                        f"withdrawn, so the flag on it is withdrawn too")
                 withdrawn = self._withdraw_flag(bt, obs, msg)
                 if withdrawn:
-                    self._flag_views.pop(bt.tile, None)
                     events.extend(withdrawn)
                     todo.append(bt.tile)
         return events
