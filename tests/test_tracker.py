@@ -130,16 +130,33 @@ class _Still:
         pass
 
 
-def _feed(tracker, scenes, repeat=5, pictures=False, texture=False):
+class _CloserReader:
+    """A reader that misses some tiles in the whole frame but finds `closer` ones on a closer
+    look (the real recognizer on a small crop), within the reach it is asked about."""
+
+    def __init__(self, dets, closer) -> None:
+        self.dets, self.closer, self.looks = list(dets), list(closer), []
+
+    def __call__(self, _frame):
+        return list(self.dets)
+
+    def look_closer(self, _frame, centre, reach):
+        self.looks.append((tuple(centre), reach))
+        return [d for d in self.closer if np.hypot(*(np.mean(d.corners, 0) - centre)) < reach]
+
+
+def _feed(tracker, scenes, repeat=5, pictures=False, texture=False, closer=None):
     """Each scene's detections for `repeat` still frames after a moving one; with `pictures`,
-    a scene is (detections the reader gives, tiles drawn in the frame) and real frames go in."""
+    a scene is (detections the reader gives, tiles drawn in the frame) and real frames go in;
+    with `closer`, the reader finds those tiles too when it looks closer (`_CloserReader`)."""
     out = []
     t = 0.0
     for scene in scenes:
         dets, frame = (scene[0], _picture(scene[1], texture=texture)) if pictures else (scene, object())
+        reader = _CloserReader(dets, closer) if closer is not None else (lambda _f, d=dets: list(d))
         for k in range(repeat + 1):
             tracker.gate.moving = k == 0 and isinstance(tracker.gate, _Still)
-            tracker.detector = lambda _f, d=dets: list(d)
+            tracker.detector = reader
             out.extend(tracker.push(frame, t))
             t += 0.1
     return out
@@ -731,9 +748,10 @@ def _cross_of_arms():
     return spinner, arm, second, left, below, beyond
 
 
-def _flag_while_an_arm_is_unread(below_laid_before: bool):
+def _flag_while_an_arm_is_unread(below_laid_before: bool, closer=None):
     """Arms laid one by one; the 6-4 lies on the table (when `below_laid_before`) but the
-    reader misses it; then the 2-5 is laid and flagged (the spinner seems to need an arm)."""
+    reader misses it; then the 2-5 is laid and flagged (the spinner seems to need an arm).
+    `closer`: what the reader finds when it looks closer (by default it cannot)."""
     cfg = GameConfig(2, 6, HouseRules())
     tracker = Tracker(cfg, gate=_Still())
     spinner, arm, second, left, below, beyond = _cross_of_arms()
@@ -741,8 +759,36 @@ def _flag_while_an_arm_is_unread(below_laid_before: bool):
     drawn = seen + ([below] if below_laid_before else [])
     events = _feed(tracker, [([spinner], [spinner]), ([spinner, arm], [spinner, arm]),
                              ([spinner, arm, second], [spinner, arm, second]), (seen, seen),
-                             (seen + [beyond], drawn + [beyond])], pictures=True)
+                             (seen + [beyond], drawn + [beyond])], pictures=True,
+                   closer=None if closer is None else closer(seen, below, beyond))
     return tracker, events, below
+
+
+def test_an_arm_the_whole_frame_missed_is_found_on_a_closer_look_before_a_play_is_flagged():
+    tracker, events, _ = _flag_while_an_arm_is_unread(True, closer=lambda seen, below, beyond: seen + [below])
+    assert [(e.tile, e.legal) for e in events if isinstance(e, TilePlayed)][-2:] == [("6-4", True), ("5-2", True)]
+    assert any("closer look" in e.message for e in events if e.kind == "notice")
+    assert not tracker.current.illegal
+    centre, reach = tracker.detector.looks[0]
+    assert centre == pytest.approx((300, 300)) and reach == pytest.approx(160)  # around the spinner
+
+
+def test_a_closer_look_that_finds_no_missing_arm_leaves_the_flag():
+    tracker, events, _ = _flag_while_an_arm_is_unread(False, closer=lambda seen, below, beyond: seen + [beyond])
+    assert tracker.detector.looks
+    assert [(e.tile, e.rule) for e in events if isinstance(e, TilePlayed) and not e.legal] == [
+        ("5-2", "spinner_arms_unfinished")]
+
+
+def test_a_tile_found_on_a_closer_look_that_cannot_go_on_the_waiting_double_is_not_played():
+    # the closer look reads the missing arm as a 3-4, which has no 6 for the spinner
+    def misread(seen, below, beyond):
+        return seen + [_det(below.corners, (3, 4))]
+
+    tracker, events, _ = _flag_while_an_arm_is_unread(True, closer=misread)
+    assert Tile(3, 4) not in tracker.board
+    assert [(e.tile, e.rule) for e in events if isinstance(e, TilePlayed) and not e.legal] == [
+        ("5-2", "spinner_arms_unfinished")]
 
 
 def test_a_flag_for_an_unfinished_spinner_is_withdrawn_when_the_missing_arm_lay_there_already():
@@ -859,3 +905,91 @@ def test_a_tile_once_read_apart_from_the_layout_is_played_when_read_where_it_can
     tracker.board[Tile(6, 3)] = BoardTile(Tile(6, 3), stray, "loose", None, None, None, 0)
     events = _feed(tracker, [[spinner, arm, second, left]])
     assert [(e.tile, e.on, e.legal) for e in events if isinstance(e, TilePlayed)] == [("6-3", "6-6", True)]
+
+
+def test_a_closer_look_reads_a_crowded_chickie_toe_in_the_frame_s_coordinates():
+    """On a rendered double-15 table, the 11-2 laid as a 2-2 chickie's third toe (~40 px
+    long, crowded by the other toes) is read by a closer look around the chickie, where it
+    lies in the frame."""
+    from vision.recognize import Recognizer
+    from vision.synth.sequence import SequenceRenderer
+    from vision.tracking.tracker import RecognizerDetector
+
+    plan = plan_sequence(sequence_rng(1, 15), (1280, 720), 15)
+    frame = plan.frames[1200]
+    truth = {t.name: plan.image_corners(t.id, frame.camera) for t in plan.tiles if t.id in frame.tiles}
+    image = SequenceRenderer(plan).frame(1200)
+    chickie = truth["2-2"]
+    reader = RecognizerDetector(Recognizer(), 15)
+    length = float(np.linalg.norm(chickie[0] - chickie[3]))
+    found = reader.look_closer(image, chickie.mean(0), 2 * length)
+    toe = [d for d in found if np.hypot(*(np.mean(d.corners, 0) - truth["11-2"].mean(0))) < 0.25 * length]
+    assert [Tile(*d.pips) for d in toe] == [Tile(11, 2)]
+    assert all(0 <= x < 1280 and 0 <= y < 720 for d in found for x, y in d.corners)
+
+
+def _laid_beyond_a_misread_arm(closer_reads_arm_as, end_for_end=False):
+    """The cross of arms, the upper arm (truly 6-5) read as 6-2 in every whole frame; then a 5-0
+    laid on its free end. `closer_reads_arm_as`: the arm's reading on a closer look (naming its
+    ends the other way round with `end_for_end`)."""
+    cfg = GameConfig(2, 6, HouseRules())
+    tracker = Tracker(cfg, gate=_Still())
+    spinner, arm, second, left, below, beyond = _cross_of_arms()
+    beyond = _det(beyond.corners, (5, 0))
+    arms = [spinner, arm, second, left, below]
+    reread = _det(np.roll(arm.corners, 2, axis=0), closer_reads_arm_as[::-1]) if end_for_end \
+        else _det(arm.corners, closer_reads_arm_as)
+    closer = [d for d in arms if d is not arm] + [reread, beyond]
+    events = _feed(tracker, [([spinner], [spinner]), (arms, arms), (arms + [beyond], arms + [beyond])],
+                   pictures=True, closer=closer)
+    return tracker, events
+
+
+def test_a_tile_misread_the_same_way_in_every_frame_is_corrected_when_a_closer_look_reads_what_the_next_play_needs():
+    from vision.tracking import PlayCorrected
+
+    tracker, events = _laid_beyond_a_misread_arm((6, 5))
+    fixed = [e for e in events if isinstance(e, PlayCorrected)]
+    assert [(e.read_as, e.tile) for e in fixed] == [("6-2", "6-5")]
+    assert [(e.tile, e.legal, e.on) for e in events if isinstance(e, TilePlayed)][-2:] == [
+        ("6-5", True, "6-6"), ("5-0", True, "6-5")]
+    assert Tile(6, 2) not in tracker.board and tracker.board[Tile(6, 5)].status == "legal"
+    assert [p.tile for p in tracker.current.referee.plays].count(Tile(6, 5)) == 1
+    assert not tracker.current.illegal
+
+
+def test_a_closer_look_read_either_way_round_corrects_the_tile_end_for_end():
+    # the closer look names the ends the other way round (5 first): the 6 still touches the spinner
+    tracker, events = _laid_beyond_a_misread_arm((6, 5), end_for_end=True)
+    assert tracker.board[Tile(6, 5)].pose.pips == (6, 5)
+    assert not tracker.current.illegal
+
+
+def test_a_closer_look_that_reads_the_end_against_the_parent_differently_corrects_nothing():
+    # 5 against the spinner's 6 and 6 free: not how the arm could have been accepted
+    tracker, events = _laid_beyond_a_misread_arm((5, 6))
+    assert Tile(6, 2) in tracker.board and Tile(6, 5) not in tracker.board
+    assert [e.rule for e in events if isinstance(e, TilePlayed) and not e.legal] == ["ends_do_not_match"]
+
+
+def test_a_play_that_does_not_match_stays_flagged_when_a_closer_look_reads_the_tile_it_lies_against_alike():
+    tracker, events = _laid_beyond_a_misread_arm((6, 2))
+    assert not [e for e in events if e.kind == "play_corrected"]
+    assert [(e.tile, e.rule) for e in events if isinstance(e, TilePlayed) and not e.legal] == [
+        ("5-0", "ends_do_not_match")]
+
+
+def test_a_double_missed_across_an_arm_is_found_on_a_closer_look_at_the_toe_laid_on_it():
+    # the cross of arms, a 2-2 laid across the upper arm's free 2 that the whole frame never shows,
+    # then a 2-5 laid straight on the 2-2
+    cfg = GameConfig(2, 6, HouseRules())
+    tracker = Tracker(cfg, gate=_Still())
+    spinner, arm, second, left, below, _ = _cross_of_arms()
+    arms = [spinner, arm, second, left, below]
+    across = _tile_at(300, 160, (2, 2), vertical=False)
+    toe = _det(np.roll(_tile_at(300, 100, (2, 5)).corners, 2, axis=0), (2, 5))
+    events = _feed(tracker, [([spinner], [spinner]), (arms, arms), (arms + [toe], arms + [across, toe])],
+                   pictures=True, closer=arms + [across, toe])
+    assert [(e.tile, e.legal, e.on) for e in events if isinstance(e, TilePlayed)][-2:] == [
+        ("2-2", True, "6-2"), ("5-2", True, "2-2")]
+    assert any("closer look" in e.message for e in events if e.kind == "notice")

@@ -87,3 +87,27 @@ def test_the_round_never_ends_early_for_want_of_a_hand_the_camera_cannot_see():
 def test_a_spinner_must_be_a_double():
     with pytest.raises(ValueError):
         Referee(GameConfig(2, 9, HouseRules()), T("9-8"), 0)
+
+
+def test_a_misread_play_is_replaced_when_the_round_still_replays_with_the_right_tile():
+    r = _ref()
+    for tile in ("9-1", "9-2", "9-3", "9-4"):
+        _play(r, tile, "9-9")
+    _play(r, "4-4", "9-4")  # in truth a 4-0: no chickie
+    assert r.judge(T("2-5"), T("9-2"), 2).error.code == "chickie_unfinished"
+    fixed = r.replace(T("4-4"), T("4-0"), 4)
+    assert fixed is not None and fixed.tile == T("4-0") and r.on_board(T("4-0")) and not r.on_board(T("4-4"))
+    assert r.judge(T("2-5"), T("9-2"), 2).legal
+    assert r.judge(T("0-6"), T("4-0"), 0).legal
+
+
+def test_a_replacement_that_breaks_a_later_play_changes_nothing():
+    r = _ref()
+    for tile in ("9-1", "9-2", "9-3", "9-4"):
+        _play(r, tile, "9-9")
+    _play(r, "1-5", "9-1")
+    _play(r, "5-6", "1-5")
+    assert r.replace(T("1-5"), T("1-7")) is None  # the 5-6 laid on its 5 would no longer match
+    assert r.on_board(T("1-5")) and [p.tile for p in r.plays][-2:] == [T("1-5"), T("5-6")]
+    assert r.replace(T("9-1"), T("9-2")) is None  # a set holds one 9-2, already played
+    assert r.replace(T("9-1"), T("9-10")) is None  # no such tile in a double-9 set

@@ -230,6 +230,7 @@ def _print(s: dict) -> None:
     print(f"  {'false flags per 200 plays':32s} {ff} ({s['false_flags']} in {s['true_plays']} plays"
           + (f"; {later} withdrawn later by the tracker" if later else "") + ")"
           + ("" if ff is None else ("  ok" if ff <= 1 else "  ABOVE target 1")))
+    print(f"  {'plays corrected later':32s} {s['plays_corrected_later']} (a closer look read the tile again)")
     print(f"  {'rule named right (planted)':32s} {s['planted_rule_named_right']}")
     print(f"  {'player credited right':32s} {s['player_credited_right']}")
     print(f"  {'take-backs found / right':32s} {s['take_back_recall']} / {s['take_back_precision']}")

@@ -198,7 +198,7 @@ def default_tracker_factory(options: LiveOptions) -> Tracker:
 
 
 STORED_EVENTS = frozenset({"round_started", "tile_played", "violation", "tile_taken_back", "flag_withdrawn",
-                           "board_disturbed", "board_cleared", "camera_moved", "round_scored"})
+                           "play_corrected", "board_disturbed", "board_cleared", "camera_moved", "round_scored"})
 """Event kinds kept with a stored game (what happened at the table, not how the stream went)."""
 
 SESSION_RE = re.compile(r"^[0-9a-f]{12}$")

@@ -5,13 +5,14 @@ by the rules engine -> events, the score sheet and the game record.
 re-exports it for callers that want one import.
 """
 from .events import (EVENT_KINDS, BoardCleared, BoardDisturbed, CameraMoved, FlagWithdrawn, FrameRejected, Notice,
-                     RoundScored, RoundStarted, StreamLost, StreamResumed, TileTakenBack, TilePlayed, TrackEvent)
+                     PlayCorrected, RoundScored, RoundStarted, StreamLost, StreamResumed, TileTakenBack, TilePlayed,
+                     TrackEvent)
 from .motion import MotionGate, MotionReading
 from .referee import Referee, Verdict
 from .tracker import RecognizerDetector, Tracker, TrackerState
 
 __all__ = [
     "EVENT_KINDS", "BoardCleared", "BoardDisturbed", "CameraMoved", "FlagWithdrawn", "FrameRejected", "MotionGate", "MotionReading", "Notice",
-    "RecognizerDetector", "Referee", "RoundScored", "RoundStarted", "StreamLost", "StreamResumed", "TileTakenBack",
+    "PlayCorrected", "RecognizerDetector", "Referee", "RoundScored", "RoundStarted", "StreamLost", "StreamResumed", "TileTakenBack",
     "TilePlayed", "TrackEvent", "Tracker", "TrackerState", "Verdict",
 ]

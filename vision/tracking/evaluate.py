@@ -117,6 +117,8 @@ class Tally:
     false_flags: int = 0
     withdrawn_flags: int = 0
     """Flags the tracker withdrew itself later (counted among `false_flags` too)."""
+    corrected_plays: int = 0
+    """Legal plays the tracker corrected to another tile later (`PlayCorrected`)."""
     true_take_backs: int = 0
     tracker_take_backs: int = 0
     matched_take_backs: int = 0
@@ -150,8 +152,13 @@ class Tally:
         withdrawn = [(e.frame, e.read_as) for e in run.events if e.kind == "flag_withdrawn"]
         shown = [e for e in run.events if isinstance(e, TilePlayed)]
         retracted = [e for e in shown if not e.legal and any(e.tile == r and e.frame <= f for f, r in withdrawn)]
-        plays = [e for e in shown if not any(e is r for r in retracted)]
+        # a legal play the tracker corrected later (a closer look read the tile again) is in the
+        # record as the tile it was corrected to; the correction is counted on its own
+        corrected = [(e.frame, e.read_as) for e in run.events if e.kind == "play_corrected"]
+        replaced = [e for e in shown if e.legal and any(e.tile == r and e.frame <= f for f, r in corrected)]
+        plays = [e for e in shown if not any(e is r for r in retracted + replaced)]
         self.withdrawn_flags += len(retracted)
+        self.corrected_plays += len(replaced)
         for ev in retracted:
             self.false_flags += 1
             if len(self.false_flag_list) < keep:
@@ -241,6 +248,7 @@ class Tally:
             "false_flags": self.false_flags,
             "false_flags_per_200_plays": round(200 * self.false_flags / self.true_plays, 3) if self.true_plays else None,
             "false_flags_withdrawn_later": self.withdrawn_flags,
+            "plays_corrected_later": self.corrected_plays,
             "player_credited_right": ratio(self.player_right, self.matched),
             "take_back_recall": ratio(self.matched_take_backs, self.true_take_backs),
             "take_back_precision": ratio(self.matched_take_backs, self.tracker_take_backs),

@@ -100,6 +100,21 @@ class FlagWithdrawn(TrackEvent):
 
 
 @dataclass
+class PlayCorrected(TrackEvent):
+    """A tile taken as a legal play was misread (a closer look read it as another tile, with
+    which the round and the play laid against it are legal): the play is `tile` now, and a
+    `TilePlayed` for it follows."""
+
+    tile: str
+    read_as: str
+    message: str
+    kind: ClassVar[str] = "play_corrected"
+
+    def describe(self) -> str:
+        return self.message
+
+
+@dataclass
 class BoardDisturbed(TrackEvent):
     missing: list[str] = field(default_factory=list)
     """Tiles gone from the layout that cannot be taken back (not the last play)."""
@@ -202,6 +217,6 @@ class Notice(TrackEvent):
 
 EVENT_KINDS: dict[str, type[TrackEvent]] = {
     cls.kind: cls
-    for cls in (RoundStarted, TilePlayed, TileTakenBack, FlagWithdrawn, BoardDisturbed, CameraMoved, FrameRejected,
+    for cls in (RoundStarted, TilePlayed, TileTakenBack, FlagWithdrawn, PlayCorrected, BoardDisturbed, CameraMoved, FrameRejected,
                 StreamLost, StreamResumed, RoundScored, BoardCleared, Notice)
 }

@@ -229,6 +229,29 @@ class Referee:
             raise
         return play
 
+    def replace(self, old: Tile, new: Tile, touching: int | None = None) -> SeenPlay | None:
+        """Put `new` in place of the play of `old`, a tile that was misread, when the round still
+        replays with it (every play after it legal too, those laid on it now laid on `new`).
+        Returns the corrected play, or None with nothing changed."""
+        k = next((i for i, p in enumerate(self.plays) if p.tile == old), None)
+        if k is None or new == self.spinner or not new.in_set(self.config.set_max) or \
+                any(p.tile == new for p in self.plays):
+            return None
+        saved = [SeenPlay(**p.__dict__) for p in self.plays]
+        self.plays[k].tile = new
+        if touching is not None:
+            self.plays[k].touching = touching
+        for p in self.plays[k + 1:]:
+            if p.on == old:
+                p.on = new
+        try:
+            self.state = self._rebuild(None)
+        except IllegalPlay:
+            self.plays = saved
+            self.state = self._rebuild(None)
+            return None
+        return self.plays[k]
+
     def take_back(self) -> SeenPlay:
         """Undo the last play (the rules allow it before the next player plays)."""
         play = self.plays.pop()

@@ -48,8 +48,10 @@ import numpy as np
 from engine import GameConfig, ScoreSheet, Tile, hand_score, round_scores
 from engine.board import SLOT_STRIDE
 
-from .board import BoardTile, Observation, associate, identity, mean_pose, register, same_picture, tile_patch
-from .events import (BoardCleared, BoardDisturbed, CameraMoved, FlagWithdrawn, FrameRejected, Notice, RoundScored,
+from .board import (BoardTile, Observation, _angle_gap, associate, identity, mean_pose, register, same_picture,
+                    tile_patch)
+from .events import (BoardCleared, BoardDisturbed, CameraMoved, FlagWithdrawn, FrameRejected, Notice, PlayCorrected,
+                     RoundScored,
                      RoundStarted, StreamLost, StreamResumed, TileTakenBack, TilePlayed, TrackEvent)
 from .geometry import (ATTACH_MAX, TilePose, contact_on_double, contact_on_tile, motion_size, point_quad_distance,
                        pose_from_detection)
@@ -78,6 +80,11 @@ ALTERNATIVE_MARGIN = 0.2
 
 WAITING_DOUBLE_RULES = ("chickie_unfinished", "spinner_arms_unfinished")
 """Flags raised because a double still waited for tiles: a tile the reader missed can be behind them."""
+CLOSE_LOOK_REACH = 2.0
+"""How far around a tile a closer look reads (tile lengths from its centre): a double's arms
+or toes reach a little over 1.5."""
+CLOSE_LOOKS = 2
+"""Pictures of the still board a closer look reads (when the window holds that many)."""
 OVERLAP_SAME_TILE = 1 / 3
 """Share of the smaller of two boxes that must overlap for them to be one tile boxed twice."""
 FLAG_RUNS = 3
@@ -105,6 +112,33 @@ class RecognizerDetector:
         h, w = frame.shape[:2]
         rec = self.recognizer.recognize_loaded(LoadedImage(frame, 1.0, w, h, "frame"), self.set_max)
         return rec.tiles
+
+    def look_closer(self, frame: np.ndarray, centre: np.ndarray, reach: float) -> list[Any]:
+        """The recognizer on the square `reach` pixels around `centre` alone, in the frame's
+        coordinates. A small crop is read at up to twice its size, where a whole 1280x720 frame
+        is read at three quarters: a 40-px tile crowded among a chickie's toes that the whole
+        frame never shows is found here. Tiles cut by the crop's edge (not the frame's) are left
+        out: only part of them was read."""
+        from vision.imageio import LoadedImage
+        from vision.recognize import cut_by_edge
+
+        h, w = frame.shape[:2]
+        r = max(16, int(reach))
+        cx, cy = int(centre[0]), int(centre[1])
+        x0, y0, x1, y1 = max(0, cx - r), max(0, cy - r), min(w, cx + r), min(h, cy + r)
+        if x1 - x0 < 32 or y1 - y0 < 32:
+            return []
+        crop = np.ascontiguousarray(frame[y0:y1, x0:x1])
+        rec = self.recognizer.recognize_loaded(LoadedImage(crop, 1.0, x1 - x0, y1 - y0, "closer look"),
+                                               self.set_max)
+        out = []
+        for t in rec.tiles:
+            corners = np.asarray(t.corners, np.float64) + [x0, y0]
+            if cut_by_edge(t.corners, x1 - x0, y1 - y0) and not cut_by_edge(corners, w, h):
+                continue
+            t.corners = corners
+            out.append(t)
+        return out
 
 
 @dataclass
@@ -772,6 +806,11 @@ class Tracker:
             item = pending.pop(k)
             tile, pose, obs = item
             if not cands:
+                between = self._parent_from_closer_look(tile, pose, obs)
+                if between:
+                    events.extend(between)
+                    cands = self._candidates(pose)
+            if not cands:
                 # nothing close enough: a legal place a little further off is still a play
                 # (the camera's corners are never exact); anything else is judged as it lies
                 wide = self._candidates(pose, reach=2.0)
@@ -806,6 +845,10 @@ class Tracker:
             if self._flag_unsure(tile, pose, cands):
                 self._want_fresh = True  # read the next frame afresh before flagging anyone
                 continue
+            closer = self._look_closer(tile, pose, cands, obs)
+            if closer:
+                events.extend(closer)
+                cands = self._candidates(pose) or cands
             events.append(self._judge(tile, pose, obs, cands, hand=len(fresh) == 1))
         # a tile set down apart earlier may now touch a tile laid since (a chickie read after
         # its toe): it was a play all along
@@ -911,6 +954,188 @@ class Tracker:
         before = tile_patch(then, bt.pose.transformed(to_then))
         after = tile_patch(now, bt.pose)
         return before is not None and after is not None and same_picture(before, after)
+
+    def _look_closer(self, tile: Tile, pose: TilePose, candidates: list[tuple[float, BoardTile, Any]],
+                     obs: Observation) -> list[TrackEvent]:
+        """Before a play is flagged, read the place the flag depends on again, closer.
+
+        A whole 1280x720 frame is read at three quarters of its size; a small crop around one
+        tile is read at up to twice its own. So where the rules say a tile is missing or wrong,
+        a closer look settles it, at one small reading per flag about to be raised:
+
+        * a double still waiting for tiles (the play went elsewhere): the tile it waits for may
+          lie there unread, a toe ~40 px long among a chickie's crowded toes on a double-15
+          table. One found there that the engine accepts on that double is played first;
+        * the tile the play lies against (or the waiting double itself) may be another tile,
+          misread the same way in every frame (a 9-1 read as the double 9-9, a 13-9 as 15-9).
+          When the closer look reads its place as a tile not yet played that the round still
+          replays with, and with which this play is legal, the earlier play is corrected.
+
+        Each look is made on up to two different pictures of the still board, and what it
+        finds must be found in each. The play is then judged as usual. Only a detector with
+        `look_closer` (the real recognizer) can do this."""
+        look = getattr(self.detector, "look_closer", None)
+        if look is None or self.current is None:
+            return []
+        verdict = self._ruling(tile, pose, candidates)[2]
+        if verdict.legal or verdict.error is None:
+            return []
+        referee = self.current.referee
+        waiting_rule = verdict.error.code in WAITING_DOUBLE_RULES
+        if waiting_rule:
+            waiting = referee.board.pending_placement()
+            focus = self.board.get(waiting.tile) if waiting is not None else None
+        else:
+            focus = candidates[0][1] if candidates and candidates[0][1].status == "legal" else None
+        if focus is None or focus.missing:
+            return []
+        looks = self._closer_looks(focus.pose)
+        if not looks:
+            return []
+        fixed = self._correct_from_closer_look(focus, tile, pose, candidates, looks, obs)
+        if fixed or not waiting_rule:
+            return fixed
+        return self._missing_from_closer_look(focus, tile, looks, obs)
+
+    def _closer_looks(self, around: TilePose) -> list[list[TilePose]]:
+        """What the detector's closer look reads around `around` on up to `CLOSE_LOOKS` still
+        pictures of the window (each a different reading's picture); [] when it cannot look."""
+        look = getattr(self.detector, "look_closer", None)
+        if look is None:
+            return []
+        pictures, reads = [], set()
+        for o in reversed(self.window):
+            if o.image is not None and o.motion is None and o.read not in reads and len(pictures) < CLOSE_LOOKS:
+                pictures.append(o.image)
+                reads.add(o.read)
+        return [[p for p in (pose_from_detection(d) for d in
+                             look(img, around.centre, CLOSE_LOOK_REACH * around.length)
+                             if not getattr(d, "face_down", False)) if p is not None] for img in pictures]
+
+    def _parent_from_closer_look(self, tile: Tile, pose: TilePose, obs: Observation) -> list[TrackEvent]:
+        """A tile that touches nothing on the board may lie against a tile the reader missed in
+        every frame (a double across an arm, read at 0.5 confidence one frame in three): before
+        it is set down apart, or joined to a tile further off, a closer look around it may find
+        that tile. One every closer look found, that the engine accepts where it lies, and
+        against which `tile` is then legal, is played first (see `_look_closer`)."""
+        if self.current is None or not hasattr(self.detector, "look_closer"):
+            return []
+        looks = self._closer_looks(pose)
+        if not looks:
+            return []
+        referee = self.current.referee
+
+        def unread(p: TilePose) -> bool:
+            t = identity(p, self.config.set_max)
+            return t != tile and t not in self.board and not self._lies_on_board_tile(p)
+
+        for found in self._found_in_every_look(looks, unread):
+            new = identity(found, self.config.set_max)
+            assert new is not None
+            for score, bt, contact in self._candidates(found)[:2]:
+                verdict = referee.judge(new, bt.tile, found.pips[contact.touching])
+                if not verdict.legal:
+                    continue
+                placed = {new: BoardTile(new, found, "legal", verdict.player, bt.tile, contact.touching, obs.frame)}
+                trial = referee.copy()
+                trial.accept(new, verdict, obs.frame, obs.t, found.pips[contact.touching])
+                on_it = [c for c in self._candidates(pose, extra=placed, referee=trial) if c[1].tile == new]
+                if not on_it or not trial.judge(tile, new, pose.pips[on_it[0][2].touching]).legal:
+                    continue
+                note = Notice(obs.frame, obs.t, f"{new} was found on a closer look: {tile} lies against it")
+                return [note, self._judge(new, found, obs, [(score, bt, contact)], hand=False)]
+        return []
+
+    def _found_in_every_look(self, looks: list[list[TilePose]], keep: Callable[[TilePose], bool]) -> list[TilePose]:
+        """Readings kept by `keep` in the first look that every other look also made (the same
+        tile, about the same place)."""
+        out = []
+        for p in looks[0]:
+            t = identity(p, self.config.set_max)
+            if t is None or not keep(p):
+                continue
+            if all(any(identity(q, self.config.set_max) == t and np.hypot(*(q.centre - p.centre)) < 0.3 * p.length
+                       for q in other) for other in looks[1:]):
+                out.append(p)
+        return out
+
+    def _correct_from_closer_look(self, focus: BoardTile, tile: Tile, pose: TilePose,
+                                  candidates: list[tuple[float, BoardTile, Any]], looks: list[list[TilePose]],
+                                  obs: Observation) -> list[TrackEvent]:
+        """The earlier play at `focus` corrected to what every closer look read there, when the
+        round replays with it and `tile` is then legal (see `_look_closer`)."""
+        assert self.current is not None
+        referee = self.current.referee
+        if focus.status != "legal":
+            return []
+        fp = focus.pose
+
+        def in_its_place(p: TilePose) -> bool:
+            return bool(np.hypot(*(p.centre - fp.centre)) < 0.3 * fp.length and _angle_gap(p, fp) < 30)
+
+        there = self._found_in_every_look(looks, in_its_place)
+        if len(there) != 1:
+            return []
+        found = there[0]
+        # the reading's ends in the board tile's order
+        same_way = np.hypot(*(found.end_mid(0) - fp.end_mid(0))) <= np.hypot(*(found.end_mid(0) - fp.end_mid(1)))
+        pips = found.pips if same_way else found.pips[::-1]
+        new = Tile(*pips)
+        if new == focus.tile or new in self.board or new == tile:
+            return []
+        touching = pips[focus.touching] if focus.touching is not None else None
+        if touching is not None and touching != fp.pips[focus.touching]:
+            return []  # the end against its parent was read right when the play was accepted
+        trial = referee.copy()
+        if trial.replace(focus.tile, new, touching) is None:
+            return []
+        new_pose = TilePose(fp.corners, (int(pips[0]), int(pips[1])))
+        on = [(s, bt, c) for s, bt, c in candidates if bt.tile == focus.tile]
+        if not on or not trial.judge(tile, new, pose.pips[on[0][2].touching]).legal:
+            return []
+        old = focus.tile
+        play = referee.replace(old, new, touching)
+        assert play is not None
+        del self.board[old]
+        self.board[new] = BoardTile(new, new_pose, "legal", play.player, focus.on, focus.touching, focus.frame,
+                                    patch=focus.patch)
+        for bt in self.board.values():
+            if bt.on == old:
+                bt.on = new
+        self._played_legally.discard(old)
+        self._played_legally.add(new)
+        self._superseded.add((new, old))  # later readings of the old value there are the same misread
+        slot = play.end % SLOT_STRIDE if play.on.is_double else None
+        msg = (f"{old} was {new} misread: a closer look reads {new} there, and {tile} was laid against it, "
+               f"so the play is corrected")
+        return [PlayCorrected(obs.frame, obs.t, str(new), str(old), msg),
+                TilePlayed(play.frame, play.t, str(new), play.player, str(play.on), slot, play.end)]
+
+    def _missing_from_closer_look(self, double: BoardTile, tile: Tile, looks: list[list[TilePose]],
+                                  obs: Observation) -> list[TrackEvent]:
+        """Tiles every closer look found against the waiting `double` that the engine accepts
+        there, played (see `_look_closer`)."""
+        assert self.current is not None
+        referee = self.current.referee
+        events: list[TrackEvent] = []
+
+        def unread(p: TilePose) -> bool:
+            t = identity(p, self.config.set_max)
+            return t != tile and t not in self.board and not self._lies_on_board_tile(p)
+
+        for found in self._found_in_every_look(looks, unread):
+            new = identity(found, self.config.set_max)
+            on_double = [c for c in self._candidates(found) if c[1].tile == double.tile]
+            if new is None or new in self.board or not on_double or \
+                    not referee.judge(new, double.tile, found.pips[on_double[0][2].touching]).legal:
+                continue
+            events.append(Notice(obs.frame, obs.t, f"{new} was found on a closer look at {double.tile}, "
+                                                   f"before {tile} was judged"))
+            events.append(self._judge(new, found, obs, on_double[:1], hand=False))
+            waiting = referee.board.pending_placement()
+            if waiting is None or waiting.tile != double.tile:
+                break
+        return events
 
     def _hole_before(self, tile: Tile, pose: TilePose) -> tuple[Tile, TilePose, BoardTile, Verdict] | None:
         """The one tile that must lie between the layout and `tile`, when `tile` lies a tile's
