@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 
-from engine import GameConfig, HouseRules, Tile, load_record
+from engine import GameConfig, HouseRules, Tile, full_set, load_record
 from vision.synth.sequence import SeqFrame, plan_sequence, sequence_rng
 from vision.tracking import FrameRejected, StreamLost, StreamResumed, TilePlayed, TileTakenBack, Tracker
 from vision.tracking.evaluate import Tally, make_tracker, run_oracle
@@ -993,3 +993,23 @@ def test_a_double_missed_across_an_arm_is_found_on_a_closer_look_at_the_toe_laid
     assert [(e.tile, e.legal, e.on) for e in events if isinstance(e, TilePlayed)][-2:] == [
         ("2-2", True, "6-2"), ("5-2", True, "2-2")]
     assert any("closer look" in e.message for e in events if e.kind == "notice")
+
+
+def test_a_play_the_tracker_corrected_later_counts_as_the_tile_it_was_corrected_to():
+    from vision.tracking import PlayCorrected
+    from vision.tracking.evaluate import RunResult
+
+    plan = _plan(0)
+    legal = [gt for gt in plan.plays() if not gt.planted]
+    events = [TilePlayed(gt.frame + 5, 0.0, gt.tile, gt.player, gt.on, None, None) for gt in legal]
+    first = events[1]
+    played = {gt.tile for gt in plan.plays()}
+    misread = next(str(t) for t in full_set(6) if str(t) not in played)  # what the reader said at first
+    events[1] = TilePlayed(first.frame, 0.0, misread, first.player, first.on, None, None)
+    events += [PlayCorrected(first.frame + 30, 0.0, first.tile, misread, "corrected"), first]
+    tally = Tally()
+    tally.add(RunResult(plan, events, len(plan.frames), 0, 1.0, "test"))
+    s = tally.summary()
+    assert s["plays_corrected_later"] == 1
+    assert s["tracker_plays"] == len(legal) and s["play_precision"] == 1.0
+    assert s["false_flags"] == 0

@@ -128,7 +128,7 @@ def identity(pose: TilePose, set_max: int) -> Tile | None:
     return Tile(a, b)
 
 
-def _angle_gap(a: TilePose, b: TilePose) -> float:
+def angle_gap(a: TilePose, b: TilePose) -> float:
     va, vb = a.axis(1), b.axis(1)
     c = abs(float(np.dot(va, vb)))
     return float(np.degrees(np.arccos(min(1.0, c))))
@@ -221,7 +221,7 @@ def associate(obs: Observation, board: dict[Tile, BoardTile], set_max: int) -> N
             k = int(np.argmin(d))
             near = placed[k]
             kp = poses[near.tile]
-            if d[k] < 0.3 * kp.length and _angle_gap(kp, pose) < 30 and near.tile != tile:
+            if d[k] < 0.3 * kp.length and angle_gap(kp, pose) < 30 and near.tile != tile:
                 if near.tile not in obs.conflicts:
                     obs.conflicts[near.tile] = (tile, pose)
                 continue

@@ -48,11 +48,10 @@ import numpy as np
 from engine import GameConfig, ScoreSheet, Tile, hand_score, round_scores
 from engine.board import SLOT_STRIDE
 
-from .board import (BoardTile, Observation, _angle_gap, associate, identity, mean_pose, register, same_picture,
+from .board import (BoardTile, Observation, angle_gap, associate, identity, mean_pose, register, same_picture,
                     tile_patch)
 from .events import (BoardCleared, BoardDisturbed, CameraMoved, FlagWithdrawn, FrameRejected, Notice, PlayCorrected,
-                     RoundScored,
-                     RoundStarted, StreamLost, StreamResumed, TileTakenBack, TilePlayed, TrackEvent)
+                     RoundScored, RoundStarted, StreamLost, StreamResumed, TileTakenBack, TilePlayed, TrackEvent)
 from .geometry import (ATTACH_MAX, TilePose, contact_on_double, contact_on_tile, motion_size, point_quad_distance,
                        pose_from_detection)
 from .motion import MotionGate, MotionReading
@@ -974,8 +973,7 @@ class Tracker:
         Each look is made on up to two different pictures of the still board, and what it
         finds must be found in each. The play is then judged as usual. Only a detector with
         `look_closer` (the real recognizer) can do this."""
-        look = getattr(self.detector, "look_closer", None)
-        if look is None or self.current is None:
+        if self.current is None or not hasattr(self.detector, "look_closer"):
             return []
         verdict = self._ruling(tile, pose, candidates)[2]
         if verdict.legal or verdict.error is None:
@@ -1024,12 +1022,7 @@ class Tracker:
         if not looks:
             return []
         referee = self.current.referee
-
-        def unread(p: TilePose) -> bool:
-            t = identity(p, self.config.set_max)
-            return t != tile and t not in self.board and not self._lies_on_board_tile(p)
-
-        for found in self._found_in_every_look(looks, unread):
+        for found in self._found_in_every_look(looks, lambda p: self._unplayed_reading(p, tile)):
             new = identity(found, self.config.set_max)
             assert new is not None
             for score, bt, contact in self._candidates(found)[:2]:
@@ -1045,6 +1038,12 @@ class Tracker:
                 note = Notice(obs.frame, obs.t, f"{new} was found on a closer look: {tile} lies against it")
                 return [note, self._judge(new, found, obs, [(score, bt, contact)], hand=False)]
         return []
+
+    def _unplayed_reading(self, pose: TilePose, tile: Tile) -> bool:
+        """Whether a closer look's reading is of a tile not on the board (nor `tile`, the one
+        being judged) lying clear of the layout's tiles: a tile the reader had missed."""
+        t = identity(pose, self.config.set_max)
+        return t is not None and t != tile and t not in self.board and not self._lies_on_board_tile(pose)
 
     def _found_in_every_look(self, looks: list[list[TilePose]], keep: Callable[[TilePose], bool]) -> list[TilePose]:
         """Readings kept by `keep` in the first look that every other look also made (the same
@@ -1071,7 +1070,7 @@ class Tracker:
         fp = focus.pose
 
         def in_its_place(p: TilePose) -> bool:
-            return bool(np.hypot(*(p.centre - fp.centre)) < 0.3 * fp.length and _angle_gap(p, fp) < 30)
+            return bool(np.hypot(*(p.centre - fp.centre)) < 0.3 * fp.length and angle_gap(p, fp) < 30)
 
         there = self._found_in_every_look(looks, in_its_place)
         if len(there) != 1:
@@ -1118,12 +1117,7 @@ class Tracker:
         assert self.current is not None
         referee = self.current.referee
         events: list[TrackEvent] = []
-
-        def unread(p: TilePose) -> bool:
-            t = identity(p, self.config.set_max)
-            return t != tile and t not in self.board and not self._lies_on_board_tile(p)
-
-        for found in self._found_in_every_look(looks, unread):
+        for found in self._found_in_every_look(looks, lambda p: self._unplayed_reading(p, tile)):
             new = identity(found, self.config.set_max)
             on_double = [c for c in self._candidates(found) if c[1].tile == double.tile]
             if new is None or new in self.board or not on_double or \
