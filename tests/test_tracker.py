@@ -1013,3 +1013,22 @@ def test_a_play_the_tracker_corrected_later_counts_as_the_tile_it_was_corrected_
     assert s["plays_corrected_later"] == 1
     assert s["tracker_plays"] == len(legal) and s["play_precision"] == 1.0
     assert s["false_flags"] == 0
+
+
+def test_a_closer_look_at_one_place_of_the_same_readings_is_made_once():
+    """A tile left undecided comes back at every still frame, and still frames reuse one reading:
+    its closer look is not made again until a new reading brings a new picture."""
+    from vision.tracking.board import Observation
+    from vision.tracking.geometry import pose_from_detection
+
+    tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
+    spinner = _tile_at(300, 300, (6, 6))
+    tracker.detector = reader = _CloserReader([spinner], [spinner])
+    image = _picture([spinner])
+    pose = pose_from_detection(spinner)
+    tracker.window = [Observation(k, k / 10, [pose], image, read=1) for k in range(3)]
+    first = tracker._closer_looks(pose)
+    assert tracker._closer_looks(pose) == first and len(reader.looks) == 1
+    tracker.window.append(Observation(3, 0.3, [pose], image, read=2))
+    tracker._closer_looks(pose)
+    assert len(reader.looks) == 3  # the two latest readings' pictures, read afresh

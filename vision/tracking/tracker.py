@@ -228,6 +228,8 @@ class Tracker:
         self._size_misses = 0
         self._last_motion = -1
         self._alternatives: dict[Tile, list[tuple[Tile, TilePose]]] = {}
+        self._looks: dict[tuple[int, int, int, tuple[int, ...]], list[list[TilePose]]] = {}
+        """Closer looks made (`_closer_looks`), by place, reach and the readings whose pictures they read."""
         self.seats = list(seats) if seats is not None else None
         """Direction (radians, image coordinates, from the middle of the picture) in which each
         player's arm comes into the picture, in seat order."""
@@ -1001,14 +1003,22 @@ class Tracker:
         look = getattr(self.detector, "look_closer", None)
         if look is None:
             return []
-        pictures, reads = [], set()
+        pictures, reads = [], []
         for o in reversed(self.window):
             if o.image is not None and o.motion is None and o.read not in reads and len(pictures) < CLOSE_LOOKS:
                 pictures.append(o.image)
-                reads.add(o.read)
-        return [[p for p in (pose_from_detection(d) for d in
-                             look(img, around.centre, CLOSE_LOOK_REACH * around.length)
-                             if not getattr(d, "face_down", False)) if p is not None] for img in pictures]
+                reads.append(o.read)
+        reach = CLOSE_LOOK_REACH * around.length
+        # still frames reuse one reading, and a tile left undecided comes back at every frame:
+        # the same crop of the same pictures reads the same, so it is read once
+        key = (int(round(around.centre[0])), int(round(around.centre[1])), int(round(reach)), tuple(reads))
+        if key not in self._looks:
+            if len(self._looks) >= 64:
+                self._looks.clear()
+            self._looks[key] = [[p for p in (pose_from_detection(d) for d in look(img, around.centre, reach)
+                                             if not getattr(d, "face_down", False)) if p is not None]
+                                for img in pictures]
+        return self._looks[key]
 
     def _parent_from_closer_look(self, tile: Tile, pose: TilePose, obs: Observation) -> list[TrackEvent]:
         """A tile that touches nothing on the board may lie against a tile the reader missed in
