@@ -34,6 +34,10 @@ The reader loses and misreads tiles on a crowded table (a double-12 layout's til
 picture of its place from when it was laid: a tile whose place still looks like that has
 not left the table, whatever the reader says, and a new tile read as one of those is a
 misreading (a set has one of each), taken as the one reading a pip away the rules accept.
+
+Where the rules say a tile must be missing or misread (a play about to be flagged, a tile
+touching nothing), the tracker reads that place again on a small crop, which the recognizer
+sees at up to twice its size instead of three quarters (`_look_closer`).
 """
 from __future__ import annotations
 
