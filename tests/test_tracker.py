@@ -1032,3 +1032,4 @@ def test_a_closer_look_at_one_place_of_the_same_readings_is_made_once():
     tracker.window.append(Observation(3, 0.3, [pose], image, read=2))
     tracker._closer_looks(pose)
     assert len(reader.looks) == 3  # the two latest readings' pictures, read afresh
+

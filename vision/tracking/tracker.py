@@ -233,6 +233,9 @@ class Tracker:
         self._last_motion = -1
         self._alternatives: dict[Tile, list[tuple[Tile, TilePose]]] = {}
         self._looks: dict[tuple[int, int, int, tuple[int, ...]], list[list[TilePose]]] = {}
+        self._looked_around: set[Tile] = set()
+        """New tiles touching nothing whose surroundings were looked at closer since the last
+        motion (`_parent_from_closer_look`): one look per tile per still stretch."""
         """Closer looks made (`_closer_looks`), by place, reach and the readings whose pictures they read."""
         self.seats = list(seats) if seats is not None else None
         """Direction (radians, image coordinates, from the middle of the picture) in which each
@@ -272,6 +275,7 @@ class Tracker:
             self._fresh_in_stretch = 0
             self.window.clear()
             self._support.clear()
+            self._looked_around.clear()
             if self._still:  # a new stretch of motion: hands seen before it are not this one's
                 self._entries.clear()
                 self._before_motion = self._settled_image
@@ -1030,8 +1034,11 @@ class Tracker:
         it is set down apart, or joined to a tile further off, a closer look around it may find
         that tile. One every closer look found, that the engine accepts where it lies, and
         against which `tile` is then legal, is played first (see `_look_closer`)."""
-        if self.current is None or not hasattr(self.detector, "look_closer"):
+        if self.current is None or not hasattr(self.detector, "look_closer") or tile in self._looked_around:
             return []
+        # (a tile left undecided comes back at every frame, and frames read afresh while the
+        # board is unsettled: without this, two crops would be read for it at every frame)
+        self._looked_around.add(tile)
         looks = self._closer_looks(pose)
         if not looks:
             return []
