@@ -86,32 +86,32 @@ class TileTakenBack(TrackEvent):
 
 
 @dataclass
-class FlagWithdrawn(TrackEvent):
-    """A tile flagged as not matching was misread: play went on from it as only the right
-    reading allows, so the flag is withdrawn and the tile is taken as `tile`."""
+class _TileReadAgain(TrackEvent):
+    """A tile on the board turned out to be `tile`, though it was taken as `read_as`."""
 
     tile: str
     read_as: str
     message: str
-    kind: ClassVar[str] = "flag_withdrawn"
 
     def describe(self) -> str:
         return self.message
 
 
 @dataclass
-class PlayCorrected(TrackEvent):
+class FlagWithdrawn(_TileReadAgain):
+    """A tile flagged as not matching was misread: play went on from it as only the right
+    reading allows, so the flag is withdrawn and the tile is taken as `tile`."""
+
+    kind: ClassVar[str] = "flag_withdrawn"
+
+
+@dataclass
+class PlayCorrected(_TileReadAgain):
     """A tile taken as a legal play was misread (a closer look read it as another tile, with
     which the round and the play laid against it are legal): the play is `tile` now, and a
     `TilePlayed` for it follows."""
 
-    tile: str
-    read_as: str
-    message: str
     kind: ClassVar[str] = "play_corrected"
-
-    def describe(self) -> str:
-        return self.message
 
 
 @dataclass

@@ -233,10 +233,10 @@ class Tracker:
         self._last_motion = -1
         self._alternatives: dict[Tile, list[tuple[Tile, TilePose]]] = {}
         self._looks: dict[tuple[int, int, int, tuple[int, ...]], list[list[TilePose]]] = {}
+        """Closer looks made (`_closer_looks`), by place, reach and the readings whose pictures they read."""
         self._looked_around: set[Tile] = set()
         """New tiles touching nothing whose surroundings were looked at closer since the last
         motion (`_parent_from_closer_look`): one look per tile per still stretch."""
-        """Closer looks made (`_closer_looks`), by place, reach and the readings whose pictures they read."""
         self.seats = list(seats) if seats is not None else None
         """Direction (radians, image coordinates, from the middle of the picture) in which each
         player's arm comes into the picture, in seat order."""
