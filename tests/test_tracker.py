@@ -434,6 +434,25 @@ def test_one_reading_repeated_does_not_take_a_tile_off_the_board():
     assert tracker.state.plays == 1
 
 
+def test_an_illegal_play_lying_still_for_a_few_frames_only_is_read_afresh_and_flagged():
+    """A flag waits for three runs of the recognizer that agree; a still picture's reading is
+    otherwise reused, so the frames after the first reading of a tile the rules refuse are read
+    afresh: a planted tile is taken back a moment after it is laid (a 5-1 on a full chickie lay
+    still for four readable frames in a rendered double-12 round and went unflagged)."""
+    cfg = GameConfig(2, 6, HouseRules())
+    tracker = Tracker(cfg, gate=_SameAsRead())
+    spinner, arm, _ = _three()
+    _feed(tracker, [[spinner], [spinner, arm]])
+    wrong = _det([[320, 280], [320, 320], [400, 320], [400, 280]], (5, 3))  # no 6 to lay on the spinner
+    read = tracker.frames_read
+    events = _feed(tracker, [[spinner, arm, wrong]], repeat=4)
+    assert tracker.frames_read - read == 3  # every still frame read after the first
+    events += _feed(tracker, [[spinner, arm]], repeat=6)  # the hand takes it back
+    assert [(e.tile, e.legal, e.rule) for e in events if isinstance(e, TilePlayed)] == \
+        [("5-3", False, "ends_do_not_match")]
+    assert [(e.tile, e.was_legal) for e in events if isinstance(e, TileTakenBack)] == [("5-3", False)]
+
+
 def test_a_layout_tile_read_as_another_tile_lying_another_way_has_not_left_the_table():
     cfg = GameConfig(2, 6, HouseRules())
     tracker = Tracker(cfg, gate=_Still())
@@ -445,6 +464,45 @@ def test_a_layout_tile_read_as_another_tile_lying_another_way_has_not_left_the_t
     events = _feed(tracker, [[crosswise, arm, second]], repeat=6)
     assert not [e for e in events if e.kind in ("board_disturbed", "tile_played", "tile_taken_back")]
     assert not tracker.board[Tile(6, 6)].missing
+
+
+class _Settling(_Still):
+    """A still gate like the real one: a still frame differs from the reference only until the
+    tracker settles (and sets it), so a settled board is not read again until something moves."""
+
+    changed = True
+
+    def update(self, frame):
+        from vision.tracking.motion import MotionReading
+
+        if self.moving:
+            self.changed = True
+        return MotionReading(self.moving, self.changed, float(self.moving), float(self.changed))
+
+    def set_reference(self):
+        self.changed = False
+
+
+def test_a_tile_laid_after_a_long_undecided_stretch_still_gets_its_readings():
+    """The reads a still board may take before the tracker settles undecided count from the last
+    motion: an older tile misread in every reading kept the board undecided for a while, and the
+    next tile laid, split between two readings at first, was settled away unread (a planted
+    illegal 4-3 went unseen that way in a rendered double-12 round)."""
+    cfg = GameConfig(2, 6, HouseRules())
+    tracker = Tracker(cfg, gate=_Settling())
+    spinner, arm, second = _three()
+    _feed(tracker, [[spinner], [spinner, arm], [spinner, arm, second]])
+    misread_arm = _det(arm.corners, (6, 3))  # the 6-2 read as 6-3 in place, every time from now on
+    _feed(tracker, [[spinner, misread_arm, second]], repeat=14)
+    assert tracker.settled  # settled undecided, on the limit of reads
+    left = [[280, 320], [280, 280], [200, 280], [200, 320]]  # a 6-4 against the spinner's left side
+    reads = iter([(6, 4), (6, 5), (6, 4), (6, 5)])
+    tracker.gate.moving = True
+    tracker.push(object(), 20.0)
+    tracker.gate.moving = False
+    tracker.detector = lambda _f: [spinner, misread_arm, second, _det(left, next(reads, (6, 4)))]
+    events = [e for k in range(8) for e in tracker.push(object(), 20.1 + k / 10)]
+    assert [(e.tile, e.on, e.legal) for e in events if isinstance(e, TilePlayed)] == [("6-4", "6-6", True)]
 
 
 def test_a_place_read_back_as_the_misreading_it_was_corrected_from_is_not_flagged_twice():

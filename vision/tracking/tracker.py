@@ -276,6 +276,7 @@ class Tracker:
             self.window.clear()
             self._support.clear()
             self._looked_around.clear()
+            self._reads_since_change = 0  # a new picture earns its own reads before settling
             if self._still:  # a new stretch of motion: hands seen before it are not this one's
                 self._entries.clear()
                 self._before_motion = self._settled_image
@@ -393,6 +394,8 @@ class Tracker:
 
     def _decide(self) -> list[TrackEvent]:
         W = self.window_size
+        if self._readings(self.window) < FLAG_RUNS and self._would_flag(self.window[-1]):
+            self._want_fresh = True
         if len(self.window) < W:
             return []
         recent = self.window[-W:]
@@ -1466,6 +1469,23 @@ class Tracker:
                     return alt, alt_pose, v, bt, contact.touching, misread
         verdict, parent, touching = verdicts[0]
         return tile, pose, verdict, parent, touching, False
+
+    def _would_flag(self, obs: Observation) -> bool:
+        """Whether `obs` shows a new tile against the layout whose play, as read, the engine
+        refuses. Its flag will wait for `FLAG_RUNS` runs of the recognizer that agree, so the
+        frames until then are read afresh rather than reused from the first reading: a planted
+        tile lies still for a few frames only before the hand that laid it takes it back, and
+        waiting for the decision window before asking for fresh readings saw it go unflagged."""
+        if self.current is None:
+            return False
+        for pose in obs.new:
+            tile = identity(pose, self.config.set_max)
+            if tile is None or tile in self.board:
+                continue
+            candidates = self._candidates(pose)
+            if candidates and not self._ruling(tile, pose, candidates)[2].legal:
+                return True
+        return False
 
     def _flag_unsure(self, tile: Tile, pose: TilePose, candidates: list[tuple[float, BoardTile, Any]]) -> bool:
         """Whether the play would be flagged on the word of a single run of the recognizer.
