@@ -1091,3 +1091,21 @@ def test_a_closer_look_at_one_place_of_the_same_readings_is_made_once():
     tracker._closer_looks(pose)
     assert len(reader.looks) == 3  # the two latest readings' pictures, read afresh
 
+
+
+def test_closer_looks_are_made_at_a_few_places_per_still_stretch():
+    """On a far, flat view a dozen tiles can touch nothing at once, each worth a look around: the
+    tracker looks at a few places per still stretch, not at all of them at every play."""
+    from vision.tracking.tracker import CLOSE_LOOK_PLACES
+
+    cfg = GameConfig(2, 6, HouseRules())
+    tracker = Tracker(cfg, gate=_Still())
+    spinner, arm, _ = _three()
+    apart = [_tile_at(100 + 60 * k, 600, pips) for k, pips in enumerate([(0, 0), (1, 0), (2, 0), (3, 0), (4, 0),
+                                                                         (5, 0), (1, 1), (2, 1)])]
+    scenes = [([spinner], [spinner]), ([spinner, arm] + apart, [spinner, arm] + apart)]
+    _feed(tracker, scenes, pictures=True, closer=[])
+    looks = tracker.detector.looks
+    assert 0 < len({centre for centre, _ in looks}) <= CLOSE_LOOK_PLACES
+    _feed(tracker, [([spinner, arm] + apart, [spinner, arm] + apart)], pictures=True, closer=[])
+    assert len(tracker.detector.looks) <= 2 * CLOSE_LOOK_PLACES  # the next still stretch has its own few

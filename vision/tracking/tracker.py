@@ -88,6 +88,11 @@ CLOSE_LOOK_REACH = 2.0
 or toes reach a little over 1.5."""
 CLOSE_LOOKS = 2
 """Pictures of the still board a closer look reads (when the window holds that many)."""
+CLOSE_LOOK_PLACES = 4
+"""Places around tiles touching nothing looked at closer per still stretch: on a far, flat view
+of a long double-15 layout the reader left a dozen tiles touching nothing at every play, and
+looking around each (two crops, ~0.1 s apiece) held the tracker up for seconds. (A look before
+a flag is not counted: flags are few, and each deserves its look.)"""
 OVERLAP_SAME_TILE = 1 / 3
 """Share of the smaller of two boxes that must overlap for them to be one tile boxed twice."""
 FLAG_RUNS = 3
@@ -234,6 +239,8 @@ class Tracker:
         self._alternatives: dict[Tile, list[tuple[Tile, TilePose]]] = {}
         self._looks: dict[tuple[int, int, int, tuple[int, ...]], list[list[TilePose]]] = {}
         """Closer looks made (`_closer_looks`), by place, reach and the readings whose pictures they read."""
+        self._places_looked_at = 0
+        """Places around tiles touching nothing looked at closer since the last motion."""
         self._looked_around: set[Tile] = set()
         """New tiles touching nothing whose surroundings were looked at closer since the last
         motion (`_parent_from_closer_look`): one look per tile per still stretch."""
@@ -276,6 +283,7 @@ class Tracker:
             self.window.clear()
             self._support.clear()
             self._looked_around.clear()
+            self._places_looked_at = 0
             self._reads_since_change = 0  # a new picture earns its own reads before settling
             if self._still:  # a new stretch of motion: hands seen before it are not this one's
                 self._entries.clear()
@@ -1008,9 +1016,10 @@ class Tracker:
             return fixed
         return self._missing_from_closer_look(focus, tile, looks, obs)
 
-    def _closer_looks(self, around: TilePose) -> list[list[TilePose]]:
+    def _closer_looks(self, around: TilePose, counted: bool = False) -> list[list[TilePose]]:
         """What the detector's closer look reads around `around` on up to `CLOSE_LOOKS` still
-        pictures of the window (each a different reading's picture); [] when it cannot look."""
+        pictures of the window (each a different reading's picture); [] when it cannot look, or
+        when a `counted` look would go past `CLOSE_LOOK_PLACES` in this still stretch."""
         look = getattr(self.detector, "look_closer", None)
         if look is None:
             return []
@@ -1024,6 +1033,10 @@ class Tracker:
         # the same crop of the same pictures reads the same, so it is read once
         key = (int(round(around.centre[0])), int(round(around.centre[1])), int(round(reach)), tuple(reads))
         if key not in self._looks:
+            if counted:
+                if self._places_looked_at >= CLOSE_LOOK_PLACES:
+                    return []
+                self._places_looked_at += 1
             if len(self._looks) >= 64:
                 self._looks.clear()
             self._looks[key] = [[p for p in (pose_from_detection(d) for d in look(img, around.centre, reach)
@@ -1042,7 +1055,7 @@ class Tracker:
         # (a tile left undecided comes back at every frame, and frames read afresh while the
         # board is unsettled: without this, two crops would be read for it at every frame)
         self._looked_around.add(tile)
-        looks = self._closer_looks(pose)
+        looks = self._closer_looks(pose, counted=True)
         if not looks:
             return []
         referee = self.current.referee
