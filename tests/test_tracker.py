@@ -608,6 +608,27 @@ def test_a_tile_the_reader_loses_while_its_place_looks_the_same_has_not_left_the
     assert [e.kind for e in events] == ["board_disturbed"] and events[0].missing == ["6-2"]
 
 
+def test_the_last_play_read_as_another_tile_while_its_place_looks_the_same_is_not_taken_back():
+    """Faint pips (lilac on white, on a far double-15 chickie) read one way and later another: the
+    last play's place reading as another tile is a take-back and a new tile only when the picture
+    there changed; a take-back taken on the reading alone flagged the plays after it."""
+    cfg = GameConfig(2, 6, HouseRules())
+    tracker = Tracker(cfg, gate=_Still())
+    spinner, arm, second = _three()
+    everything = [spinner, arm, second]
+    _feed(tracker, [([spinner], [spinner]), ([spinner, arm], [spinner, arm]), (everything, everything)],
+          pictures=True)
+    misread = _det(second.corners, (6, 4))  # the 6-1 lying there, read as 6-4
+    events = _feed(tracker, [([spinner, arm, misread], everything)], repeat=8, pictures=True)
+    assert not [e for e in events if e.kind in ("tile_taken_back", "tile_played")]
+    assert Tile(6, 1) in tracker.board
+    # when the 6-1 is taken back and a 6-4 laid in its place, the picture there changes
+    swapped = [spinner, arm, misread]
+    events = _feed(tracker, [(swapped, swapped)], repeat=8, pictures=True)
+    assert [(e.kind, e.tile) for e in events if e.kind in ("tile_taken_back", "tile_played")] == [
+        ("tile_taken_back", "6-1"), ("tile_played", "6-4")]
+
+
 def test_a_new_tile_read_as_a_tile_still_in_its_place_is_the_one_reading_a_pip_away_the_rules_accept():
     """A 6-3 laid left of the spinner read as 6-2, which lies above the spinner: of the readings
     one pip away, 5-2 does not match, 6-1 is on the table and 7-2 is no double-6 tile, so 6-3."""

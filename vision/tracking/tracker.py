@@ -455,6 +455,11 @@ class Tracker:
                 # flipping back is a misreading, not a second take-back of the same tile
                 self._misreads.add((old, tile))
                 continue
+            if bt.status != "illegal" and self._unchanged(bt, recent[-1]):
+                # its place looks as it did when the board settled with it there: the same tile,
+                # read another way now (a tile taken back and another laid there changes it)
+                self._misreads.add((old, tile))
+                continue
             if bt.status == "illegal" or self._is_last_play(bt):
                 if bt.status == "illegal":
                     self._superseded.add((tile, old))
