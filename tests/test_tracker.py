@@ -591,13 +591,19 @@ def _picture(dets, size=(480, 640), texture=False) -> np.ndarray:
     return img
 
 
-def test_a_tile_the_reader_loses_while_its_place_looks_the_same_has_not_left_the_table():
-    cfg = GameConfig(2, 6, HouseRules())
-    tracker = Tracker(cfg, gate=_Still())
+def _three_filmed():
+    """A tracker that watched `_three`'s tiles laid one by one in drawn pictures (so it knows how
+    each place looks): the tracker, the three tiles and the list of all three."""
+    tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
     spinner, arm, second = _three()
     everything = [spinner, arm, second]
     _feed(tracker, [([spinner], [spinner]), ([spinner, arm], [spinner, arm]), (everything, everything)],
           pictures=True)
+    return tracker, spinner, arm, second, everything
+
+
+def test_a_tile_the_reader_loses_while_its_place_looks_the_same_has_not_left_the_table():
+    tracker, spinner, arm, second, everything = _three_filmed()
     assert tracker.state.plays == 2
     # after a hand went by, the reader no longer finds the 6-2, but it lies there as before
     events = _feed(tracker, [([spinner, second], everything)], repeat=8, pictures=True)
@@ -612,12 +618,7 @@ def test_the_last_play_read_as_another_tile_while_its_place_looks_the_same_is_no
     """Faint pips (lilac on white, on a far double-15 chickie) read one way and later another: the
     last play's place reading as another tile is a take-back and a new tile only when the picture
     there changed; a take-back taken on the reading alone flagged the plays after it."""
-    cfg = GameConfig(2, 6, HouseRules())
-    tracker = Tracker(cfg, gate=_Still())
-    spinner, arm, second = _three()
-    everything = [spinner, arm, second]
-    _feed(tracker, [([spinner], [spinner]), ([spinner, arm], [spinner, arm]), (everything, everything)],
-          pictures=True)
+    tracker, spinner, arm, second, everything = _three_filmed()
     misread = _det(second.corners, (6, 4))  # the 6-1 lying there, read as 6-4
     events = _feed(tracker, [([spinner, arm, misread], everything)], repeat=8, pictures=True)
     assert not [e for e in events if e.kind in ("tile_taken_back", "tile_played")]
