@@ -6,7 +6,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.halfreader import CLASSES, HALF_H, HALF_W, ClassifiedHalf, classified_reading, half_inputs
+from vision.halfreader import (CLASSES, HALF_H, HALF_W, ClassifiedHalf, classified_reading, half_inputs,
+                               pattern_checked)
 from vision.pipreader import HalfReading, TileReading
 from vision.rectify import CROP_L, CROP_W
 from vision.recognize import looks_face_down
@@ -71,6 +72,39 @@ def test_committed_half_reader_gives_a_distribution_per_end():
     p = HalfReader(MODELS / "half_reader.onnx").probabilities([_two_colour_crop()] * 3)
     assert p.shape == (3, 2, CLASSES)
     assert np.allclose(p.sum(2), 1.0, atol=1e-4)
+
+
+def _faint_twelve() -> TileReading:
+    """A 6-12 whose 12 is light grey: eight dots pass the threshold, four more score under it
+    (as the pip detector scored a real photo's), and the parity rule dropped one of the eight."""
+    twelve = HalfReading(7, [0.63, 0.63, 0.63, 0.6, 0.6, 0.58, 0.58, 0.53, 0.45, 0.45, 0.4, 0.3], 0.5)
+    six = HalfReading(6, [0.82, 0.79, 0.78, 0.78, 0.76, 0.55], 0.8)
+    return TileReading((twelve, six), [], (80.0, 4.0))
+
+
+def _sure_of(a: int, b: int, p: float = 0.95) -> np.ndarray:
+    probs = np.full((2, CLASSES), (1 - p) / (CLASSES - 1), np.float32)
+    probs[0, a], probs[1, b] = p, p
+    return probs
+
+
+def test_a_large_tiles_faint_end_takes_the_classifiers_value_where_the_dots_are_there_under_the_threshold():
+    fixed = pattern_checked(_faint_twelve(), _sure_of(12, 6), set_max=12, conf=0.5)
+    assert fixed.pips == (12, 6)
+    assert fixed.halves[0].dots == 7  # the face-down test still sees the dots counted
+    assert not hasattr(fixed.halves[1], "probs")  # the 6 agreed: its dot count stays
+
+
+def test_the_classifier_adds_no_dot_the_pip_detector_did_not_see():
+    # the 6 has six candidate dots only: an 8 is not there to be read
+    assert pattern_checked(_faint_twelve(), _sure_of(12, 8), set_max=12, conf=0.5).pips == (12, 6)
+    # a 13 needs a thirteenth candidate, and the set's maximum rules it out anyway
+    assert pattern_checked(_faint_twelve(), _sure_of(13, 6), set_max=15, conf=0.5).pips == (7, 6)
+
+
+def test_an_unsure_classifier_or_a_smaller_value_leaves_the_dot_count():
+    assert pattern_checked(_faint_twelve(), _sure_of(12, 6, p=0.6), set_max=12, conf=0.5).pips == (7, 6)
+    assert pattern_checked(_faint_twelve(), _sure_of(5, 4), set_max=12, conf=0.5).pips == (7, 6)
 
 
 def test_a_small_tile_whose_divider_shows_is_read_without_counting_its_dots():

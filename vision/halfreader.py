@@ -106,6 +106,40 @@ def classified_reading(reading: Any, probs: np.ndarray, set_max: int | None, bar
                        reading.points, reading.bar)
 
 
+PATTERN_SURE = 0.8
+"""How sure the classifier must be of a large tile's end to take its value over the dot count."""
+PATTERN_ADD_COST = 0.3
+"""How far under the dot threshold the dots the classifier's value needs may be (as for parity)."""
+
+
+def pattern_checked(reading: Any, probs: np.ndarray, set_max: int | None, conf: float) -> Any:
+    """`reading` (a large tile's dot count) with an end the dots leave open taken from the
+    classifier: where it is sure of a larger value and the dots that value needs are there,
+    only under the threshold.
+
+    Faint pips (light grey on white, a glare across a row) score near the pip detector's
+    threshold, and whether five of a 12's dots pass it moved with the OpenCV build: a real
+    6-12 read 6-7 with one build and 6-12 with another. The classifier reads the whole pattern
+    and read every end of the real development photos right; the dot candidates keep it from
+    inventing dots that are not there. Counts are never lowered: a dot too many is rarer than
+    a faint one missed, and the parity rule already weighs dropping the weakest."""
+    from .pipreader import TileReading
+
+    ends = []
+    changed = False
+    for end in (0, 1):
+        half = reading.halves[end]
+        c = _classified(probs[end], set_max, half.count)
+        v, n = c.count, half.count
+        if v > n and c.confidence >= PATTERN_SURE and len(half.scores) >= v \
+                and half.scores[v - 1] >= conf - PATTERN_ADD_COST:
+            ends.append(c)
+            changed = True
+        else:
+            ends.append(half)
+    return TileReading(tuple(ends), reading.points, reading.bar) if changed else reading
+
+
 def _classified(probs: np.ndarray, set_max: int | None, dots: int | None) -> ClassifiedHalf:
     """One end's reading from its probabilities, values above the set's maximum ruled out."""
     top = CLASSES - 1 if set_max is None else min(int(set_max), CLASSES - 1)

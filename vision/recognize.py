@@ -10,7 +10,7 @@ from pathlib import Path
 from .correct import apply_rules, second_readings, drop_duplicate_boxes, drop_overlapping_boxes, infer_set_max
 from .detector import CLASS_BACK, TileDetector
 from .imageio import LoadedImage, load_image
-from .halfreader import SMALL_TILE_PX, HalfReader, classified_reading
+from .halfreader import pattern_checked, SMALL_TILE_PX, HalfReader, classified_reading
 from .pipreader import PipReader, TileReading, find_bar
 from .rectify import rectify_tile
 from .types import Recognition, TileDetection, tile_length
@@ -91,9 +91,14 @@ class Recognizer:
         readings: list = [None] * len(up)
         for i, r in zip(counted, self.pips.read_crops([crops[i] for i in counted], [bars[i] for i in counted])):
             readings[i] = r
-        if small:
-            for i, p in zip(small, self.halves.probabilities([crops[i] for i in small])):
+        large = [i for i in range(len(up)) if i not in set(small) and not looks_face_down(readings[i])] \
+            if self.halves is not None else []
+        if small or large:
+            probs = self.halves.probabilities([crops[i] for i in small + large])
+            for i, p in zip(small, probs):
                 readings[i] = classified_reading(readings[i], p, set_max, bars[i])
+            for i, p in zip(large, probs[len(small):]):
+                readings[i] = pattern_checked(readings[i], p, set_max, self.pips.conf)
         tiles = [TileDetection(i, b.corners * img.scale, b.score) for i, b in enumerate(up)]
         for t, r in zip(tiles, readings):
             t.pip_points = [(x, y, c, h) for x, y, c, h in r.points]
