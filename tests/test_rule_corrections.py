@@ -183,3 +183,32 @@ def test_a_small_blank_box_is_the_double_blank_only_when_the_half_reader_is_sure
     blank_crop = np.full((160, 80, 3), 230, np.uint8)
     assert looks_double_blank(TileReading((half(0.95), half(0.8)), [], None), blank_crop)
     assert not looks_double_blank(TileReading((half(0.95), half(0.4)), [], None), blank_crop)
+
+
+def _classified_ends(value: int, p0: float):
+    from vision.halfreader import CLASSES, ClassifiedHalf
+
+    p = np.full(CLASSES, (1 - p0) / (CLASSES - 1))
+    p[value] = p0
+    return TileReading((ClassifiedHalf(value, p, 0), ClassifiedHalf(value, p.copy(), 0)), [], None)
+
+
+def test_a_small_blank_looking_box_is_the_face_the_half_reader_is_sure_of_where_a_fainter_look_finds_its_divider():
+    """A pale double-13 on a small tile: no dot reaches the dot detector and the divider is too
+    faint for the reader's own look, but the half reader is sure of 13 on each end."""
+    from vision.recognize import looks_a_face_by_pattern, looks_face_down
+
+    for seed in range(4):
+        crop = _rendered_crop(6, 6, seed, bar_rgb=(206, 196, 190))
+        reading = _classified_ends(13, 0.96)
+        assert looks_face_down(reading)
+        assert looks_a_face_by_pattern(reading, crop)
+        assert not looks_a_face_by_pattern(_classified_ends(13, 0.7), crop)  # not sure enough
+
+
+def test_a_dimpled_back_the_half_reader_takes_for_one_one_stays_a_back():
+    from vision.recognize import looks_a_face_by_pattern
+
+    for seed in range(4):
+        crop = _rendered_crop(0, 0, seed, face_down=True, pattern="dimples")
+        assert not looks_a_face_by_pattern(_classified_ends(1, 0.93), crop)
