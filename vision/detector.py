@@ -100,29 +100,16 @@ class TileDetector:
                         out.append(RawBox(c, b.score, b.cls))
         return out
 
-    def _zoomed(self, img: np.ndarray, tile_len: float, found: list[RawBox]) -> list[RawBox]:
-        """The image again, larger, so the median tile is ~2.5x the small-tile threshold
+    def _zoomed(self, img: np.ndarray, tile_len: float) -> list[RawBox]:
+        """The whole image again, larger, so the median tile is ~2.5x the small-tile threshold
         (at most 3x the first pass and MAX_LONG_SIDE pixels: a bigger pass costs more than it finds).
 
-        Only the part around the tiles the first pass found is looked at again: on a webcam frame
-        of a table the layout fills a third of the picture, and the larger pass was most of the
-        frame's time. A tile far from every tile found is rarely missed by the first pass alone."""
-        h, w = img.shape[:2]
+        Only the part around the tiles the first pass found was tried (session 11): neutral on
+        rendered tables, but on a webcam round of double-9 tiles the first pass found a few tiles
+        of one corner of the layout and the zoomed pass missed six of eighteen."""
         zoom = float(np.clip(2.5 * self.small_tile_px / max(tile_len, 1.0), 1.5, 3.0))
-        long_side = int(min(max(self.size) * zoom, MAX_LONG_SIDE, max(h, w)))
-        x0, y0, x1, y1 = _region(found, w, h)
-        if (x1 - x0) * (y1 - y0) > REGION_MAX_SHARE * w * h:
-            return self._run(img, long_side)
-        crop = img[y0:y1, x0:x1]
-        boxes = self._run(crop, max(32, int(round(long_side * max(crop.shape[:2]) / max(h, w)))))
-        if not boxes:
-            return []
-        c = np.stack([b.corners for b in boxes]) + np.array([x0, y0], np.float32)
-        lo, hi = c.min(1), c.max(1)
-        m = 2.0  # a box cut by the region's edge inside the picture is part of a tile
-        cut = ((x0 > 0) & (lo[:, 0] < x0 + m)) | ((x1 < w) & (hi[:, 0] > x1 - m)) | \
-              ((y0 > 0) & (lo[:, 1] < y0 + m)) | ((y1 < h) & (hi[:, 1] > y1 - m))
-        return [RawBox(ci, b.score, b.cls) for ci, b, k in zip(c, boxes, cut) if not k]
+        long_side = int(min(max(self.size) * zoom, MAX_LONG_SIDE, max(img.shape[:2])))
+        return self._run(img, long_side)
 
     def detect(self, img: np.ndarray) -> list[RawBox]:
         boxes = self._run(img)
@@ -133,7 +120,7 @@ class TileDetector:
         small = (not boxes) or np.median(lengths) < self.small_tile_px
         if small and model_scale < 1 / 1.4:  # only when the image was shrunk enough for a zoom to help
             median = float(np.median(lengths)) if lengths else 20.0
-            boxes = boxes + (self._zoomed(img, median, boxes) if self.dynamic else self._windows(img, median))
+            boxes = boxes + (self._zoomed(img, median) if self.dynamic else self._windows(img, median))
         return self._merge(boxes)
 
     def _merge(self, boxes: list[RawBox]) -> list[RawBox]:
@@ -153,20 +140,6 @@ class TileDetector:
 MIN_ASPECT = 1.3
 MAX_LONG_SIDE = 960
 MAX_UPSCALE = 2.0
-REGION_MARGIN_TILES = 2.0  # the zoomed pass looks this many tile lengths beyond the tiles found
-REGION_MAX_SHARE = 0.6  # a region larger than this share of the picture is not worth cropping
-
-
-def _region(found: list[RawBox], w: int, h: int) -> tuple[int, int, int, int]:
-    """The box around the tiles found, widened by a few tile lengths; the whole picture if none."""
-    if not found:
-        return 0, 0, w, h
-    pts = np.concatenate([b.corners for b in found])
-    tile = float(np.median([np.linalg.norm(b.corners[0] - b.corners[3]) for b in found]))
-    m = REGION_MARGIN_TILES * tile
-    lo = np.floor(pts.min(0) - m).astype(int)
-    hi = np.ceil(pts.max(0) + m).astype(int)
-    return max(0, lo[0]), max(0, lo[1]), min(w, hi[0]), min(h, hi[1])
 
 
 def _aspects(c: np.ndarray) -> np.ndarray:
