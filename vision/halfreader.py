@@ -120,9 +120,9 @@ def pattern_checked(reading: Any, probs: np.ndarray, set_max: int | None, conf: 
     Faint pips (light grey on white, a glare across a row) score near the pip detector's
     threshold, and whether five of a 12's dots pass it moved with the OpenCV build: a real
     6-12 read 6-7 with one build and 6-12 with another. The classifier reads the whole pattern
-    and read every end of the real development photos right; the dot candidates keep it from
-    inventing dots that are not there. Counts are never lowered: a dot too many is rarer than
-    a faint one missed, and the parity rule already weighs dropping the weakest."""
+    (with this check the real development photos read 1.0 under both builds); the dot candidates
+    keep it from inventing dots that are not there. Counts are never lowered: a dot too many is
+    rarer than a faint one missed, and the parity rule already weighs dropping the weakest."""
     from .pipreader import TileReading
 
     ends = []

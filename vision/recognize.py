@@ -10,7 +10,7 @@ from pathlib import Path
 from .correct import apply_rules, second_readings, drop_duplicate_boxes, drop_overlapping_boxes, infer_set_max
 from .detector import CLASS_BACK, TileDetector
 from .imageio import LoadedImage, load_image
-from .halfreader import pattern_checked, SMALL_TILE_PX, HalfReader, classified_reading
+from .halfreader import SMALL_TILE_PX, HalfReader, classified_reading, pattern_checked
 from .pipreader import PipReader, TileReading, find_bar
 from .rectify import rectify_tile
 from .types import Recognition, TileDetection, tile_length
@@ -107,7 +107,8 @@ class Recognizer:
         readings: list = [None] * len(up)
         for i, r in zip(counted, self.pips.read_crops([crops[i] for i in counted], [bars[i] for i in counted])):
             readings[i] = r
-        large = [i for i in range(len(up)) if i not in set(small) and not looks_face_down(readings[i])] \
+        # a large tile's faint end may hold dots under the threshold that its pattern shows
+        large = [i for i in sorted(set(range(len(up))) - set(small)) if not looks_face_down(readings[i])] \
             if self.halves is not None else []
         if small or large:
             probs = self.halves.probabilities([crops[i] for i in small + large])
@@ -122,7 +123,8 @@ class Recognizer:
         tiles, readings = drop_overlapping_boxes(tiles, readings)
         cut = [cut_by_edge(t.corners, img.width, img.height) for t in tiles]
         blank = [i for i, r in enumerate(readings) if looks_face_down(r) and not cut[i]
-                 and not looks_double_blank(r, crops[tiles[i].id]) and not looks_a_face_by_pattern(r, crops[tiles[i].id])]
+                 and not looks_double_blank(r, crops[tiles[i].id])
+                 and not looks_a_face_by_pattern(r, crops[tiles[i].id])]
         for t, c in zip(tiles, cut):
             if c:
                 t.notes.append("cut off by the edge of the picture: part of it may not be seen")
