@@ -680,6 +680,28 @@ def test_a_spinner_misread_as_another_double_is_taken_as_the_round_double_the_tr
     assert [(p.tile, p.on, p.legal) for p in plays] == [("6-2", "6-6", True)]
 
 
+def _first_tile_alone_read_as(pips, round_index):
+    cfg = GameConfig(2, 6, HouseRules())
+    tracker = Tracker(cfg, gate=_Still(), round_index=round_index)
+    spinner, arm, _ = _three()
+    misread = _det(spinner.corners, pips)
+    return _feed(tracker, [[misread], [misread, arm]])
+
+
+def test_the_first_tile_alone_on_the_table_read_as_a_non_double_with_the_round_doubles_value_is_that_double():
+    events = _first_tile_alone_read_as((6, 5), round_index=0)  # round one of a double-6 game: 6-6 leads
+    started = [e for e in events if e.kind == "round_started"]
+    assert started and started[0].spinner == "6-6"
+    assert any(e.kind == "notice" and "read as 6-5" in e.describe() for e in events)
+    plays = [e for e in events if isinstance(e, TilePlayed)]
+    assert [(p.tile, p.on, p.legal) for p in plays] == [("6-2", "6-6", True)]
+
+
+def test_a_first_tile_without_the_round_doubles_value_or_a_round_not_told_starts_nothing():
+    assert not [e for e in _first_tile_alone_read_as((5, 4), round_index=0) if e.kind == "round_started"]
+    assert not [e for e in _first_tile_alone_read_as((6, 5), round_index=None) if e.kind == "round_started"]
+
+
 def test_tracker_figures_are_also_given_for_each_set_size(noisy_runs):
     tally = Tally()
     for run in noisy_runs:

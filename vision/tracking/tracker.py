@@ -1347,6 +1347,8 @@ class Tracker:
 
     def _start_round(self, fresh: list[tuple[Tile, TilePose, Observation]]) -> list[TrackEvent]:
         doubles = [item for item in fresh if item[0].is_double]
+        if not doubles and self._lone_spinner_misread(fresh):
+            doubles = fresh
         if not doubles:
             return []
         events: list[TrackEvent] = []
@@ -1358,10 +1360,12 @@ class Tracker:
         tile, pose, obs = spinner_item
         round_index = self._round_index_for(tile)
         round_double = self.config.set_max - round_index
-        if self.next_round_index is not None and self.rules.start_double == "required" and tile.high != round_double:
+        if self.next_round_index is not None and self.rules.start_double == "required" \
+                and tile != Tile(round_double, round_double):
             # told which round this is, and the rules say it starts with that double: a spinner
-            # read as another double is misread (a 11-11 read as 9-9 on a crowded table), and
-            # following the misreading would make every play on it look illegal
+            # read as another double (a 11-11 read as 9-9 on a crowded table), or laid alone and
+            # read as a tile with one of its values, is misread, and following the misreading
+            # would make every play on it look illegal
             want = Tile(round_double, round_double)
             events.append(Notice(obs.frame, obs.t, f"the spinner was read as {tile}; this round starts with {want}, "
                                                    f"so it is taken as {want}"))
@@ -1378,6 +1382,17 @@ class Tracker:
             events.append(Notice(obs.frame, obs.t, f"joined a round in progress: {len(fresh)} tiles on the table; "
                                                    "plays are credited in turn order from the spinner"))
         return events
+
+    def _lone_spinner_misread(self, fresh: list[tuple[Tile, TilePose, Observation]]) -> bool:
+        """Whether the one tile on an empty table, read as a tile that is not a double but carries
+        the double this round must start with, is that double misread: the spinner is laid first
+        and alone. (A far double-13 read as 14-13 in the only frame read while it lay alone was set
+        apart as a loose tile, and every play of the round after it with it.)"""
+        if len(fresh) != 1 or self.board or self.next_round_index is None \
+                or self.rules.start_double != "required":
+            return False
+        round_double = self.config.set_max - self._round_index_for(fresh[0][0])
+        return round_double in (fresh[0][0].high, fresh[0][0].low)
 
     def _round_index_for(self, spinner: Tile) -> int:
         if self.next_round_index is not None:
