@@ -1360,8 +1360,7 @@ class Tracker:
         tile, pose, obs = spinner_item
         round_index = self._round_index_for(tile)
         round_double = self.config.set_max - round_index
-        if self.next_round_index is not None and self.rules.start_double == "required" \
-                and tile != Tile(round_double, round_double):
+        if self._told_round_double(tile) is not None and tile != Tile(round_double, round_double):
             # told which round this is, and the rules say it starts with that double: a spinner
             # read as another double (a 11-11 read as 9-9 on a crowded table), or laid alone and
             # read as a tile with one of its values, is misread, and following the misreading
@@ -1388,11 +1387,17 @@ class Tracker:
         the double this round must start with, is that double misread: the spinner is laid first
         and alone. (A far double-13 read as 14-13 in the only frame read while it lay alone was set
         apart as a loose tile, and every play of the round after it with it.)"""
-        if len(fresh) != 1 or self.board or self.next_round_index is None \
-                or self.rules.start_double != "required":
+        if len(fresh) != 1 or self.board:
             return False
-        round_double = self.config.set_max - self._round_index_for(fresh[0][0])
-        return round_double in (fresh[0][0].high, fresh[0][0].low)
+        tile = fresh[0][0]
+        return self._told_round_double(tile) in (tile.high, tile.low)
+
+    def _told_round_double(self, spinner: Tile) -> int | None:
+        """The double this round must start with, where the tracker was told the round and the
+        rules require it; None where a misread spinner cannot be told from another double."""
+        if self.next_round_index is None or self.rules.start_double != "required":
+            return None
+        return self.config.set_max - self._round_index_for(spinner)
 
     def _round_index_for(self, spinner: Tile) -> int:
         if self.next_round_index is not None:
