@@ -30,6 +30,9 @@ def make_session(path: str | Path, threads: int | None = None):
     opts.intra_op_num_threads = threads or min(2, os.cpu_count() or 1)
     opts.inter_op_num_threads = 1
     opts.log_severity_level = 3
+    # Idle pool threads spin for a while after each run by default; on a 2-core laptop they then
+    # steal the cores from the OpenCV and numpy steps between runs (a hand frame took 2x as long).
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     try:
         return ort.InferenceSession(str(p), sess_options=opts, providers=["CPUExecutionProvider"])
     except Exception as exc:  # noqa: BLE001 - onnxruntime raises many types for a bad file
