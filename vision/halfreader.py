@@ -123,21 +123,48 @@ def pattern_checked(reading: Any, probs: np.ndarray, set_max: int | None, conf: 
     (with this check the real development photos read 1.0 under both builds); the dot candidates
     keep it from inventing dots that are not there. Counts are never lowered: a dot too many is
     rarer than a faint one missed, and the parity rule already weighs dropping the weakest."""
+    return _with_ends(reading, {end: c for end, c in _disputed(reading, probs, set_max).items()
+                                if _dots_allow(reading.halves[end], c.count, conf)})
+
+
+def disputed_ends(reading: Any, probs: np.ndarray, set_max: int | None) -> list[int]:
+    """Ends of a (pattern-checked) large tile whose classifier is still sure of more dots than
+    were counted: the dot detector may be blind to their colour (see `second_look_checked`)."""
+    return sorted(_disputed(reading, probs, set_max))
+
+
+def second_look_checked(reading: Any, second: Any, probs: np.ndarray, set_max: int | None, conf: float) -> Any:
+    """`reading` with each disputed end taken from the classifier where a second dot count, on
+    `pipreader.colour_distance_view` of the same crop, finds the dots its value needs. Two
+    different looks must agree: the classifier alone, trained on rendered ends only, is not
+    trusted to add dots, and the second look alone reads some dark faces a dot short."""
+    return _with_ends(reading, {end: c for end, c in _disputed(reading, probs, set_max).items()
+                                if second.halves[end].count <= c.count
+                                and _dots_allow(second.halves[end], c.count, conf)})
+
+
+def _disputed(reading: Any, probs: np.ndarray, set_max: int | None) -> dict[int, "ClassifiedHalf"]:
+    out = {}
+    for end in (0, 1):
+        c = _classified(probs[end], set_max, reading.halves[end].count)
+        if c.count > reading.halves[end].count and c.confidence >= PATTERN_SURE:
+            out[end] = c
+    return out
+
+
+def _dots_allow(half: Any, value: int, conf: float) -> bool:
+    """Whether the dot candidates of `half` hold the `value` dots, the weakest needed no further
+    under the threshold than `PATTERN_ADD_COST`."""
+    scores = getattr(half, "scores", None)
+    return scores is not None and len(scores) >= value and scores[value - 1] >= conf - PATTERN_ADD_COST
+
+
+def _with_ends(reading: Any, ends: dict[int, "ClassifiedHalf"]) -> Any:
     from .pipreader import TileReading
 
-    ends = []
-    changed = False
-    for end in (0, 1):
-        half = reading.halves[end]
-        c = _classified(probs[end], set_max, half.count)
-        v, n = c.count, half.count
-        if v > n and c.confidence >= PATTERN_SURE and len(half.scores) >= v \
-                and half.scores[v - 1] >= conf - PATTERN_ADD_COST:
-            ends.append(c)
-            changed = True
-        else:
-            ends.append(half)
-    return TileReading(tuple(ends), reading.points, reading.bar) if changed else reading
+    if not ends:
+        return reading
+    return TileReading(tuple(ends.get(e, reading.halves[e]) for e in (0, 1)), reading.points, reading.bar)
 
 
 def _classified(probs: np.ndarray, set_max: int | None, dots: int | None) -> ClassifiedHalf:

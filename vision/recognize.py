@@ -10,8 +10,9 @@ from pathlib import Path
 from .correct import apply_rules, second_readings, drop_duplicate_boxes, drop_overlapping_boxes, infer_set_max
 from .detector import CLASS_BACK, TileDetector
 from .imageio import LoadedImage, load_image
-from .halfreader import SMALL_TILE_PX, HalfReader, classified_reading, pattern_checked
-from .pipreader import PipReader, TileReading, find_bar
+from .halfreader import (SMALL_TILE_PX, HalfReader, classified_reading, disputed_ends, pattern_checked,
+                         second_look_checked)
+from .pipreader import PipReader, TileReading, colour_distance_view, find_bar
 from .rectify import rectify_tile
 from .types import Recognition, TileDetection, tile_length
 
@@ -107,15 +108,22 @@ class Recognizer:
         readings: list = [None] * len(up)
         for i, r in zip(counted, self.pips.read_crops([crops[i] for i in counted], [bars[i] for i in counted])):
             readings[i] = r
-        # a large tile's faint end may hold dots under the threshold that its pattern shows
-        large = [i for i in sorted(set(range(len(up))) - set(small)) if not looks_face_down(readings[i])] \
-            if self.halves is not None else []
+        # a large tile's faint end may hold dots under the threshold that its pattern shows (a box
+        # that looks blank too: its faint divider may yet make it a face, see `looks_double_blank`)
+        large = sorted(set(range(len(up))) - set(small)) if self.halves is not None else []
         if small or large:
             probs = self.halves.probabilities([crops[i] for i in small + large])
             for i, p in zip(small, probs):
                 readings[i] = classified_reading(readings[i], p, set_max, bars[i])
-            for i, p in zip(large, probs[len(small):]):
-                readings[i] = pattern_checked(readings[i], p, set_max, self.pips.conf)
+            large_probs = dict(zip(large, probs[len(small):]))
+            for i in large:
+                readings[i] = pattern_checked(readings[i], large_probs[i], set_max, self.pips.conf)
+            # ends still disputed may hold pips of a colour the dot detector is blind to
+            disputed = [i for i in large if disputed_ends(readings[i], large_probs[i], set_max)]
+            seconds = self.pips.read_crops([colour_distance_view(crops[i]) for i in disputed],
+                                           [bars[i] for i in disputed]) if disputed else []
+            for i, second in zip(disputed, seconds):
+                readings[i] = second_look_checked(readings[i], second, large_probs[i], set_max, self.pips.conf)
         tiles = [TileDetection(i, b.corners * img.scale, b.score) for i, b in enumerate(up)]
         for t, r in zip(tiles, readings):
             t.pip_points = [(x, y, c, h) for x, y, c, h in r.points]
