@@ -221,7 +221,9 @@ def associate(obs: Observation, board: dict[Tile, BoardTile], set_max: int) -> N
             k = int(np.argmin(d))
             near = placed[k]
             kp = poses[near.tile]
-            if d[k] < 0.3 * kp.length and angle_gap(kp, pose) < 30 and near.tile != tile:
+            # (the longer box sets the reach: a board tile boxed short, over part of a tile,
+            # still has the whole tile's reading at its place)
+            if d[k] < 0.3 * max(kp.length, pose.length) and angle_gap(kp, pose) < 30 and near.tile != tile:
                 if near.tile not in obs.conflicts:
                     obs.conflicts[near.tile] = (tile, pose)
                 continue

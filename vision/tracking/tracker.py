@@ -99,6 +99,12 @@ FLAG_RUNS = 3
 """Runs of the recognizer on fresh frames that must read a tile alike before its play is flagged."""
 FLAG_MAX_READS = 5
 """Readings of a still board after which a play is flagged even if fewer agreed."""
+SURE_READING_COST = 0.3
+"""A reading whose next likeliest is at least this much less likely is sure (see
+`_correct_misread_play`)."""
+SHORT_BOX = 0.75
+"""A board tile boxed shorter than this share of a later reading at its place was boxed over part
+of a tile (see `_correct_misread_play`)."""
 SECOND_READING_COST = 0.25
 """How much less likely than the first (dot score margin, or class probability) a reader's second
 reading may be and still be taken when it makes an illegal-looking play legal."""
@@ -457,7 +463,13 @@ class Tracker:
                 continue
             if bt.status != "illegal" and self._unchanged(bt, recent[-1]):
                 # its place looks as it did when the board settled with it there: the same tile,
-                # read another way now (a tile taken back and another laid there changes it)
+                # read another way now (a tile taken back and another laid there changes it);
+                # which reading is wrong: the one the reader was unsure of
+                fixed = self._correct_misread_play(bt, tile, recent)
+                if fixed:
+                    events.extend(fixed)
+                    changed = True
+                    continue
                 self._misreads.add((old, tile))
                 continue
             if bt.status == "illegal" or self._is_last_play(bt):
@@ -652,6 +664,62 @@ class Tracker:
             taken.add(tile)
             out.append((tile, pose, window[k0]))
         return out
+
+    def _correct_misread_play(self, bt: BoardTile, tile: Tile, recent: list[Observation]) -> list[TrackEvent]:
+        """The play of `bt` corrected to `tile`, which every recent reading finds in its unchanged
+        place, when the reader was unsure of `bt` (or boxed only part of a tile) and is sure of `tile`
+        now, and the round replays
+        with `tile` there (same parent, the same value against it).
+
+        Why: a play is taken from the first few still readings, and those can be of a picture the
+        reader is unsure of (a box taking in part of a neighbour: a 9-5 laid on 9-8 read 9-9,
+        with 9-6 and 9-7 as close seconds). When later readings all read 9-5, sure, the first
+        reading was the misread; keeping 9-9 lost the whole line built on the 5 (seven plays,
+        each seen as a tile set down apart from the layout)."""
+        if self.current is None or bt.status != "legal" or tile in self.board or bt.touching is None \
+                or (bt.tile, tile) in self._superseded:
+            return []
+        old = bt.tile
+        poses = [o.conflicts[old][1] for o in recent if old in o.conflicts and o.conflicts[old][0] == tile]
+        if not poses or any(cost < SURE_READING_COST for p in poses for _, cost in p.second):
+            return []
+        boxed_short = bt.pose.length < SHORT_BOX * poses[-1].length
+        if not boxed_short and not any(cost < SURE_READING_COST for _, cost in bt.pose.second):
+            return []
+        fp, now = bt.pose, poses[-1]
+        # the new reading's end lying against the parent: the one nearer the old touching end
+        near = fp.end_mid(bt.touching)
+        touching = 0 if np.hypot(*(now.end_mid(0) - near)) <= np.hypot(*(now.end_mid(1) - near)) else 1
+        if now.pips[touching] != fp.pips[bt.touching]:
+            return []
+        referee = self.current.referee
+        play = referee.replace(old, tile, now.pips[touching])
+        if play is None:
+            return []
+        del self.board[old]
+        self.board[tile] = BoardTile(tile, now, "legal", play.player, bt.on, touching, bt.frame, patch=bt.patch)
+        for other in self.board.values():
+            if other.on == old:
+                other.on = tile
+        self._played_legally.discard(old)
+        self._played_legally.add(tile)
+        self._superseded.add((tile, old))  # its place read as `old` again is the same misread
+        obs = recent[-1]
+        slot = play.end % SLOT_STRIDE if play.on.is_double else None
+        events: list[TrackEvent] = [
+            PlayCorrected(obs.frame, obs.t, str(tile), str(old),
+                          f"{old} was {tile} misread: every reading since reads {tile} in its place, sure, "
+                          f"where the first {'boxed only part of the tile' if boxed_short else 'were unsure'}, "
+                          f"so the play is corrected"),
+            TilePlayed(play.frame, play.t, str(tile), play.player, str(play.on), slot, play.end)]
+        # a tile set down apart because it matched the misread value may now be a play on it
+        for loose in sorted((b for b in self.board.values() if b.status == "loose"), key=lambda b: b.frame):
+            cands = self._candidates(loose.pose)
+            if cands:
+                del self.board[loose.tile]
+                first = next((o for o in self.window if o.frame == loose.frame), obs)
+                events.append(self._judge(loose.tile, loose.pose, first, cands, hand=False))
+        return events
 
     def _legal_of_twin_boxes(self, cl: list[tuple[int, TilePose]], a: Tile, b: Tile, need: int) -> Tile | None:
         """Of two readings of one place that come together, in one reading after another, the
