@@ -1153,3 +1153,36 @@ def test_closer_looks_are_made_at_a_few_places_per_still_stretch():
     assert 0 < len({centre for centre, _ in looks}) <= CLOSE_LOOK_PLACES
     _feed(tracker, [([spinner, arm] + apart, [spinner, arm] + apart)], pictures=True, closer=[])
     assert len(tracker.detector.looks) <= 2 * CLOSE_LOOK_PLACES  # the next still stretch has its own few
+
+
+def _arm_read_as(pips, second=()):
+    """The `_three` arm (a 6-2 above the spinner, its 6 end down) as the reader gives it."""
+    _, arm, _ = _three()
+    d = _det(arm.corners, pips)
+    d.second_readings = list(second)
+    return d
+
+
+def test_a_play_read_unsure_is_corrected_when_every_later_reading_of_its_unchanged_place_is_sure_of_another_tile():
+    """A 6-2 first read 6-4 with 6-2 a close second is taken as 6-4; once every reading of the
+    same picture reads 6-2, sure, the first reading was the misread: the play is corrected."""
+    tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
+    spinner, arm, _ = _three()
+    unsure = _arm_read_as((6, 4), [((6, 2), 0.1)])
+    events = _feed(tracker, [([spinner], [spinner]), ([spinner, unsure], [spinner, arm])], pictures=True)
+    assert [(e.tile, e.legal) for e in events if isinstance(e, TilePlayed)] == [("6-4", True)]
+    events = _feed(tracker, [([spinner, arm], [spinner, arm])], repeat=8, pictures=True)
+    assert [(e.tile, e.read_as) for e in events if e.kind == "play_corrected"] == [("6-2", "6-4")]
+    assert [(e.tile, e.on) for e in events if isinstance(e, TilePlayed)] == [("6-2", "6-6")]
+    assert Tile(6, 2) in tracker.board and Tile(6, 4) not in tracker.board
+    assert tracker.state.plays == 1
+
+
+def test_a_play_read_sure_is_not_corrected_by_later_readings_of_another_tile_at_its_place():
+    tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
+    spinner, arm, _ = _three()
+    sure = _arm_read_as((6, 4))
+    _feed(tracker, [([spinner], [spinner]), ([spinner, sure], [spinner, arm])], pictures=True)
+    events = _feed(tracker, [([spinner, arm], [spinner, arm])], repeat=8, pictures=True)
+    assert not [e for e in events if e.kind in ("play_corrected", "tile_played", "tile_taken_back")]
+    assert Tile(6, 4) in tracker.board and Tile(6, 2) not in tracker.board

@@ -517,7 +517,8 @@ class Tracker:
         for tile, bt in self.board.items():
             poses = [o.seen_poses[tile] for o in observations if tile in o.seen_poses]
             if len(poses) >= max(2, len(observations) - 1):
-                bt.pose = mean_pose(poses)
+                # (how sure the reading that placed it was stays: see `_correct_misread_play`)
+                bt.pose = TilePose(mean_pose(poses).corners, bt.pose.pips, bt.pose.second)
         # and how each place looks now, for telling a tile the reader lost from one taken away
         image = observations[-1].image if observations else None
         if image is not None and all(not o.new for o in observations):
