@@ -191,7 +191,7 @@ def test_the_dot_detector_is_asked_only_about_boxes_it_can_decide():
 
 def _tiles_in_colours_the_dot_detector_misses() -> tuple[bytes, list[tuple[int, int]]]:
     """Six large white tiles of a colour-coded set whose 2s are salmon and 6s pink, on a lilac
-    cloth: clear to the eye, but the committed pip detector scores every such dot under 0.35."""
+    cloth: clear to the eye, but the committed pip detector finds almost none of those dots."""
     import cv2
     import dataclasses
 

@@ -54,6 +54,22 @@ def test_a_lamp_flicker_is_not_motion():
         assert not gate.update(cv2.convertScaleAbs(img, alpha=gain)).moving
 
 
+def test_a_still_board_on_a_near_black_table_is_not_motion():
+    """White tiles on a table whose grey level is about 5.5: the thumbnail's median of whole
+    grey levels stepped between 5 and 6 from frame to frame, a 20 % step that made every tile
+    "move" (a rendered double-15 round never read its last three plays)."""
+    rng = np.random.default_rng(0)
+    frames = []
+    for share in (0.45, 0.55, 0.45, 0.55):  # of pixels at 6 rather than 5: the same dark cloth
+        img = np.where(rng.random((720, 1280, 1)) < share, 6, 5).astype(np.uint8).repeat(3, axis=2)
+        for x in range(100, 1200, 110):
+            cv2.rectangle(img, (x, 300), (x + 40, 380), (225, 225, 225), -1)  # white tiles
+        frames.append(img)
+    gate = MotionGate()
+    gate.update(frames[0])
+    assert not any(gate.update(f).moving for f in frames[1:])
+
+
 def test_a_new_tile_makes_the_picture_differ_from_the_settled_one(filmed):
     plan, frames = filmed
     first_play = next(e for e in plan.events if e.kind == "play")

@@ -225,7 +225,7 @@ def colour_distance_view(crop: np.ndarray, gain: float = SECOND_LOOK_GAIN) -> np
 
     Why: the detector misses some clearly visible colours. In a rendered webcam round, every 2
     (salmon) and 6 (pink) of a colour-coded double-9 set on a pink-tinted table scored under
-    0.35 and read 0, so the round's plays with them were lost or flagged wrongly; on this view
+    0.4 and read 0, so the round's plays with them were lost or flagged wrongly; on this view
     they read right. Used only as a second look where the half reader disputes the count."""
     import cv2
 

@@ -78,11 +78,14 @@ class MotionGate:
         # left out rather than paying for area averaging over fractional pixels
         k = max(1, int(round(w / self.thumb_width)))
         tw, th = max(1, w // k), max(1, h // k)
+        grey = grey.astype(np.float32)
         if k > 1:
             grey = cv2.resize(grey[: th * k, : tw * k], (tw, th), interpolation=cv2.INTER_AREA)
-        hist = cv2.calcHist([grey], [0], None, [256], [0, 256]).ravel()
-        level = max(float(np.searchsorted(np.cumsum(hist), hist.sum() / 2)), 1.0)  # the median grey level
-        small = cv2.GaussianBlur(grey.astype(np.float32), (3, 3), 0)
+        small = cv2.GaussianBlur(grey, (3, 3), 0)
+        # the median of the averaged (not rounded) thumbnail: on a near-black table the median of
+        # whole grey levels stepped between 5 and 6 with no change in the light, a 20 % step that
+        # made every white tile "move" and kept the tracker from reading a still board
+        level = max(float(np.median(small)), 1.0)
         return small / level, small >= NEAR_WHITE, level
 
     def _share(self, a: tuple, b: tuple) -> tuple[float, np.ndarray]:
