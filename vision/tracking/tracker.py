@@ -939,6 +939,10 @@ class Tracker:
             if self._flag_unsure(tile, pose, cands):
                 self._want_fresh = True  # read the next frame afresh before flagging anyone
                 continue
+            reread = self._reread_from_closer_look(tile, pose, cands, obs)
+            if reread is not None:
+                note, tile, pose, cands = reread
+                events.append(note)
             closer = self._look_closer(tile, pose, cands, obs)
             if closer:
                 events.extend(closer)
@@ -1089,6 +1093,43 @@ class Tracker:
         if fixed or not waiting_rule:
             return fixed
         return self._missing_from_closer_look(focus, tile, looks, obs)
+
+    def _reread_from_closer_look(self, tile: Tile, pose: TilePose, candidates: list[tuple[float, BoardTile, Any]],
+                                 obs: Observation) -> tuple[Notice, Tile, TilePose, list[Any]] | None:
+        """A new tile whose play the engine would flag, read again closer at its own place: when
+        every closer look reads it there as one tile, not on the board, whose play the engine
+        accepts, that is the tile (a notice, the tile, its pose and its candidates); else None.
+
+        Why: the whole frame is read at three quarters of its size, and a tile just laid can be
+        read wrong in every frame of the stretch: a 12-3 laid as a chickie's last toe on a
+        double-15 table read 5-2 (0.58-0.65, with 8-2 and 3-2 as seconds) while both closer
+        looks read 3-12 at 0.93; flagging 5-2 left the chickie open, and three more legal plays
+        were flagged before the reader came round. A tile that is truly illegal reads the same
+        closer, and is flagged as before (see `_look_closer`)."""
+        if self.current is None or not hasattr(self.detector, "look_closer"):
+            return None
+        if self._ruling(tile, pose, candidates)[2].legal:
+            return None
+        looks = self._closer_looks(pose)
+        if not looks:
+            return None
+
+        def in_its_place(p: TilePose) -> bool:
+            return bool(np.hypot(*(p.centre - pose.centre)) < 0.3 * max(p.length, pose.length)
+                        and angle_gap(p, pose) < 30)
+
+        there = self._found_in_every_look(looks, in_its_place)
+        if len(there) != 1:
+            return None
+        found = there[0]
+        new = identity(found, self.config.set_max)
+        if new is None or new == tile or new in self.board:
+            return None
+        cands = self._candidates(found)
+        if not cands or not self._ruling(new, found, cands)[2].legal:
+            return None
+        note = Notice(obs.frame, obs.t, f"{tile} was {new} misread: a closer look reads {new} there")
+        return note, new, found, cands
 
     def _closer_looks(self, around: TilePose, counted: bool = False) -> list[list[TilePose]]:
         """What the detector's closer look reads around `around` on up to `CLOSE_LOOKS` still
