@@ -137,7 +137,8 @@ def second_look_checked(reading: Any, second: Any, probs: np.ndarray, set_max: i
     """`reading` with each disputed end taken from the classifier where a second dot count, on
     `pipreader.colour_distance_view` of the same crop, finds the dots its value needs. Two
     different looks must agree: the classifier alone, trained on rendered ends only, is not
-    trusted to add dots, and the second look alone reads some dark faces a dot short."""
+    trusted to add dots, and the second look alone is a picture the dot detector was never
+    trained on."""
     return _with_ends(reading, {end: c for end, c in _disputed(reading, probs, set_max).items()
                                 if second.halves[end].count <= c.count
                                 and _dots_allow(second.halves[end], c.count, conf)})
