@@ -193,6 +193,14 @@ def register(obs: Observation, board: dict[Tile, BoardTile], set_max: int) -> No
         obs.drift = m
 
 
+def at_place_of(pose: TilePose, ref: TilePose) -> bool:
+    """Whether `pose` reads the tile at `ref`'s place: centres within 0.3 of the longer box's
+    length, lying the same way. (The longer box sets the reach: a tile boxed short, over part of
+    a tile, still has the whole tile's reading at its place.)"""
+    return bool(np.hypot(*(pose.centre - ref.centre)) < 0.3 * max(ref.length, pose.length)
+                and angle_gap(ref, pose) < 30)
+
+
 def associate(obs: Observation, board: dict[Tile, BoardTile], set_max: int) -> None:
     """Sort the frame's tiles into known tiles seen, known places read differently, and new tiles."""
     obs.seen = set()
@@ -221,9 +229,7 @@ def associate(obs: Observation, board: dict[Tile, BoardTile], set_max: int) -> N
             k = int(np.argmin(d))
             near = placed[k]
             kp = poses[near.tile]
-            # (the longer box sets the reach: a board tile boxed short, over part of a tile,
-            # still has the whole tile's reading at its place)
-            if d[k] < 0.3 * max(kp.length, pose.length) and angle_gap(kp, pose) < 30 and near.tile != tile:
+            if at_place_of(pose, kp) and near.tile != tile:
                 if near.tile not in obs.conflicts:
                     obs.conflicts[near.tile] = (tile, pose)
                 continue

@@ -52,8 +52,8 @@ import numpy as np
 from engine import GameConfig, ScoreSheet, Tile, hand_score, round_scores
 from engine.board import SLOT_STRIDE
 
-from .board import (BoardTile, Observation, angle_gap, associate, identity, mean_pose, register, same_picture,
-                    tile_patch)
+from .board import (BoardTile, Observation, angle_gap, associate, at_place_of, identity, mean_pose, register,
+                    same_picture, tile_patch)
 from .events import (BoardCleared, BoardDisturbed, CameraMoved, FlagWithdrawn, FrameRejected, Notice, PlayCorrected,
                      RoundScored, RoundStarted, StreamLost, StreamResumed, TileTakenBack, TilePlayed, TrackEvent)
 from .geometry import (ATTACH_MAX, TilePose, contact_on_double, contact_on_tile, motion_size, point_quad_distance,
@@ -697,22 +697,12 @@ class Tracker:
         play = referee.replace(old, tile, now.pips[touching])
         if play is None:
             return []
-        del self.board[old]
-        self.board[tile] = BoardTile(tile, now, "legal", play.player, bt.on, touching, bt.frame, patch=bt.patch)
-        for other in self.board.values():
-            if other.on == old:
-                other.on = tile
-        self._played_legally.discard(old)
-        self._played_legally.add(tile)
-        self._superseded.add((tile, old))  # its place read as `old` again is the same misread
         obs = recent[-1]
-        slot = play.end % SLOT_STRIDE if play.on.is_double else None
-        events: list[TrackEvent] = [
-            PlayCorrected(obs.frame, obs.t, str(tile), str(old),
-                          f"{old} was {tile} misread: every reading since reads {tile} in its place, sure, "
-                          f"where the first {'boxed only part of the tile' if boxed_short else 'were unsure'}, "
-                          f"so the play is corrected"),
-            TilePlayed(play.frame, play.t, str(tile), play.player, str(play.on), slot, play.end)]
+        events = self._enter_correction(
+            bt, tile, now, touching, play, obs,
+            f"{old} was {tile} misread: every reading since reads {tile} in its place, sure, "
+            f"where the first {'boxed only part of the tile' if boxed_short else 'were unsure'}, "
+            f"so the play is corrected")
         # a tile set down apart because it matched the misread value may now be a play on it
         for loose in sorted((b for b in self.board.values() if b.status == "loose"), key=lambda b: b.frame):
             cands = self._candidates(loose.pose)
@@ -1113,12 +1103,7 @@ class Tracker:
         looks = self._closer_looks(pose)
         if not looks:
             return None
-
-        def in_its_place(p: TilePose) -> bool:
-            return bool(np.hypot(*(p.centre - pose.centre)) < 0.3 * max(p.length, pose.length)
-                        and angle_gap(p, pose) < 30)
-
-        there = self._found_in_every_look(looks, in_its_place)
+        there = self._found_in_every_look(looks, lambda p: at_place_of(p, pose))
         if len(there) != 1:
             return None
         found = there[0]
@@ -1247,19 +1232,26 @@ class Tracker:
         old = focus.tile
         play = referee.replace(old, new, touching)
         assert play is not None
-        del self.board[old]
-        self.board[new] = BoardTile(new, new_pose, "legal", play.player, focus.on, focus.touching, focus.frame,
-                                    patch=focus.patch)
-        for bt in self.board.values():
-            if bt.on == old:
-                bt.on = new
-        self._played_legally.discard(old)
-        self._played_legally.add(new)
-        self._superseded.add((new, old))  # later readings of the old value there are the same misread
-        slot = play.end % SLOT_STRIDE if play.on.is_double else None
         msg = (f"{old} was {new} misread: a closer look reads {new} there, and {tile} was laid against it, "
                f"so the play is corrected")
-        return [PlayCorrected(obs.frame, obs.t, str(new), str(old), msg),
+        return self._enter_correction(focus, new, new_pose, focus.touching, play, obs, msg)
+
+    def _enter_correction(self, bt: BoardTile, new: Tile, pose: TilePose, touching: int | None, play: Any,
+                          obs: Observation, message: str) -> list[TrackEvent]:
+        """The board after the referee replaced the play of `bt` with `new` (`play`): `new` lies in
+        its place, tiles laid on it now lie on `new`, and later readings of the old value there are
+        the same misread. Returns the `PlayCorrected` and the corrected `TilePlayed`."""
+        old = bt.tile
+        del self.board[old]
+        self.board[new] = BoardTile(new, pose, "legal", play.player, bt.on, touching, bt.frame, patch=bt.patch)
+        for other in self.board.values():
+            if other.on == old:
+                other.on = new
+        self._played_legally.discard(old)
+        self._played_legally.add(new)
+        self._superseded.add((new, old))
+        slot = play.end % SLOT_STRIDE if play.on.is_double else None
+        return [PlayCorrected(obs.frame, obs.t, str(new), str(old), message),
                 TilePlayed(play.frame, play.t, str(new), play.player, str(play.on), slot, play.end)]
 
     def _missing_from_closer_look(self, double: BoardTile, tile: Tile, looks: list[list[TilePose]],
