@@ -1179,6 +1179,35 @@ def test_a_play_read_unsure_is_corrected_when_every_later_reading_of_its_unchang
     assert tracker.state.plays == 1
 
 
+def test_a_play_taken_from_the_reader_s_second_reading_is_corrected_by_later_sure_readings_of_its_place():
+    """The arm first read 5-2 (no 6 against the spinner) with 6-4 a close second is taken as 6-4,
+    the reading the rules accept; that choice was unsure, so when every later reading of the same
+    picture reads 6-2, sure, the play is corrected. (A 13-7 read 1-5 in a box taking in a
+    neighbour, taken as 13-1, kept the double-15 round seed2-15 from seeing the chickie on its 7.)"""
+    tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
+    spinner, arm, _ = _three()
+    misread = _arm_read_as((5, 2), [((6, 4), 0.1)])
+    events = _feed(tracker, [([spinner], [spinner]), ([spinner, misread], [spinner, arm])], pictures=True)
+    assert [(e.tile, e.legal) for e in events if isinstance(e, TilePlayed)] == [("6-4", True)]
+    events = _feed(tracker, [([spinner, arm], [spinner, arm])], repeat=8, pictures=True)
+    assert [(e.tile, e.read_as) for e in events if e.kind == "play_corrected"] == [("6-2", "6-4")]
+    assert Tile(6, 2) in tracker.board and Tile(6, 4) not in tracker.board
+
+
+def test_a_play_boxed_with_part_of_a_neighbour_is_corrected_by_later_sure_readings_of_its_place():
+    """A box half again as long as the tile took in part of what lies beyond it; its reading, 6-4,
+    sure as it was, is corrected when every later, tile-sized box there reads 6-2, sure."""
+    tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
+    spinner, arm, _ = _three()
+    long_box = _det(arm.corners.copy(), (6, 4))
+    long_box.corners[2:, 1] -= 40  # its far end reaches 40 px beyond the tile's
+    events = _feed(tracker, [([spinner], [spinner]), ([spinner, long_box], [spinner, arm])], pictures=True)
+    assert [(e.tile, e.legal) for e in events if isinstance(e, TilePlayed)] == [("6-4", True)]
+    events = _feed(tracker, [([spinner, arm], [spinner, arm])], repeat=8, pictures=True)
+    assert [(e.tile, e.read_as) for e in events if e.kind == "play_corrected"] == [("6-2", "6-4")]
+    assert Tile(6, 2) in tracker.board and Tile(6, 4) not in tracker.board
+
+
 def test_a_play_read_sure_is_not_corrected_by_later_readings_of_another_tile_at_its_place():
     tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
     spinner, arm, _ = _three()

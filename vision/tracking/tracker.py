@@ -104,7 +104,8 @@ SURE_READING_COST = 0.3
 `_correct_misread_play`)."""
 SHORT_BOX = 0.75
 """A board tile boxed shorter than this share of a later reading at its place was boxed over part
-of a tile (see `_correct_misread_play`)."""
+of a tile, and one boxed longer than the later reading by as much took in part of a neighbour
+(see `_correct_misread_play`)."""
 SECOND_READING_COST = 0.25
 """How much less likely than the first (dot score margin, or class probability) a reader's second
 reading may be and still be taken when it makes an illegal-looking play legal."""
@@ -685,7 +686,8 @@ class Tracker:
         if not poses or any(cost < SURE_READING_COST for p in poses for _, cost in p.second):
             return []
         boxed_short = bt.pose.length < SHORT_BOX * poses[-1].length
-        if not boxed_short and not any(cost < SURE_READING_COST for _, cost in bt.pose.second):
+        boxed_long = bt.pose.length * SHORT_BOX > poses[-1].length
+        if not (boxed_short or boxed_long) and not any(cost < SURE_READING_COST for _, cost in bt.pose.second):
             return []
         fp, now = bt.pose, poses[-1]
         # the new reading's end lying against the parent: the one nearer the old touching end
@@ -701,7 +703,7 @@ class Tracker:
         events = self._enter_correction(
             bt, tile, now, touching, play, obs,
             f"{old} was {tile} misread: every reading since reads {tile} in its place, sure, "
-            f"where the first {'boxed only part of the tile' if boxed_short else 'were unsure'}, "
+            f"where the first {'boxed only part of the tile' if boxed_short else 'boxed it with part of a neighbour' if boxed_long else 'were unsure'}, "
             f"so the play is corrected")
         # a tile set down apart because it matched the misread value may now be a play on it
         for loose in sorted((b for b in self.board.values() if b.status == "loose"), key=lambda b: b.frame):
@@ -1606,7 +1608,9 @@ class Tracker:
             for score, bt, contact in self._candidates(alt_pose)[:2]:
                 v = referee.judge(alt, bt.tile, alt_pose.pips[contact.touching])
                 if v.legal:
-                    return alt, alt_pose, v, bt, contact.touching, misread
+                    # the reading taken is not the reader's first: the play keeps the first as a
+                    # close second, so sure later readings of its place may correct it
+                    return alt, _with_first_reading(alt_pose, pose), v, bt, contact.touching, misread
         verdict, parent, touching = verdicts[0]
         return tile, pose, verdict, parent, touching, False
 
@@ -1839,3 +1843,13 @@ class Tracker:
         if self.player_names:
             out["player_names"] = list(self.player_names)
         return out
+
+
+def _with_first_reading(taken: TilePose, first: TilePose) -> TilePose:
+    """`taken` (a reading other than the reader's first of one place) with the first reading as
+    its cheapest second, in `taken`'s end order: how unsure the play was must outlive the choice."""
+    same = np.hypot(*(taken.end_mid(0) - first.end_mid(0))) <= np.hypot(*(taken.end_mid(0) - first.end_mid(1)))
+    pips = first.pips if same else first.pips[::-1]
+    if pips == taken.pips:
+        return taken
+    return TilePose(taken.corners, taken.pips, ((pips, 0.0),) + tuple(s for s in taken.second if s[0] != pips))
