@@ -164,3 +164,26 @@ def test_a_picture_that_differs_from_the_settled_one_is_never_the_one_last_read(
     r = gate.update(laid)
     assert not r.moving and r.changed
     assert not r.same_as_read
+
+
+def test_a_double_s_place_still_looks_the_same_after_a_toe_is_laid_against_its_side():
+    """A toe laid against a double's side shades the double's edge and fills the strip beside it
+    that a box a little larger than the tile takes in (detector boxes are); the double itself did
+    not change, and its place must not look changed, or a double the reader then loses is taken
+    for gone with every play on it (fresh double-15 round seed2-7: a 15-15 and its toes)."""
+    from vision.tracking.board import same_picture, tile_patch
+    from vision.tracking.geometry import TilePose
+
+    plan = plan_sequence(sequence_rng(2, 7), (1280, 720), 15)
+    tid = next(i for i, t in enumerate(plan.tiles) if t.name == "15-15")
+    renderer = SequenceRenderer(plan)
+    before, after = 1504, 1520  # the 15-10 toe lies at one corner; then the 15-0 is laid against its side
+    assert plan.frames[before].camera == plan.frames[after].camera
+    c = plan.image_corners(tid, plan.frames[before].camera)
+    boxed = TilePose(c.mean(0) + (c - c.mean(0)) * 1.1, (15, 15))
+    assert same_picture(tile_patch(renderer.frame(before), boxed), tile_patch(renderer.frame(after), boxed))
+    # while the place before the double was laid there (a still frame, no hand) looks different
+    bare = max(f.index for f in plan.frames[:before] if tid not in f.tiles and f.hand is None and not f.moving)
+    c0 = plan.image_corners(tid, plan.frames[bare].camera)
+    boxed0 = TilePose(c0.mean(0) + (c0 - c0.mean(0)) * 1.1, (15, 15))
+    assert not same_picture(tile_patch(renderer.frame(before), boxed), tile_patch(renderer.frame(bare), boxed0))
