@@ -614,6 +614,20 @@ def test_a_tile_the_reader_loses_while_its_place_looks_the_same_has_not_left_the
     assert [e.kind for e in events] == ["board_disturbed"] and events[0].missing == ["6-2"]
 
 
+def test_the_last_play_the_reader_loses_as_the_next_tile_is_laid_against_it_is_not_taken_back():
+    """The reader lost the last play in every reading since the next tile was laid (on a crowded
+    layout a box can merge with its new neighbour's), but its place looks as it did: it was not
+    taken back. (A take-back, then the same tile found again on a closer look beside the new
+    one and played again, had counted a play twice in fresh double-15 round seed2-19.)"""
+    tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
+    spinner, arm, second = _three()
+    _feed(tracker, [([spinner], [spinner]), ([spinner, arm], [spinner, arm])], pictures=True)
+    events = _feed(tracker, [([spinner, second], [spinner, arm, second])], pictures=True)
+    assert not [e for e in events if e.kind == "tile_taken_back"]
+    assert [(e.tile, e.on, e.legal) for e in events if isinstance(e, TilePlayed)] == [("6-1", "6-6", True)]
+    assert Tile(6, 2) in tracker.board and tracker.state.plays == 2
+
+
 def test_the_last_play_read_as_another_tile_while_its_place_looks_the_same_is_not_taken_back():
     """Faint pips (lilac on white, on a far double-15 chickie) read one way and later another: the
     last play's place reading as another tile is a take-back and a new tile only when the picture

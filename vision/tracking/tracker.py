@@ -483,10 +483,14 @@ class Tracker:
                 self._misreads.add((old, tile))
         if found:
             # the last play gone from every recent reading as the next tile arrives: it was taken
-            # back before (a hand or a flicker kept the take-back from being seen on its own)
+            # back before (a hand or a flicker kept the take-back from being seen on its own),
+            # unless its place still looks as it did (the reader lost it beside the tile laid
+            # against it: a take-back, then the same tile "found" again under the new one, had
+            # counted one play twice)
             for bt in list(self.board.values()):
                 if (bt.status == "illegal" or self._is_last_play(bt)) and self._readings(recent) >= 2 and \
-                        all(bt.tile not in o.seen and bt.tile not in o.conflicts for o in recent):
+                        all(bt.tile not in o.seen and bt.tile not in o.conflicts for o in recent) and \
+                        not any(self._unchanged(bt, o) for o in recent):
                     events.extend(self._take_back(bt, recent[0]))
             events.extend(self._place(found))
             changed = True
