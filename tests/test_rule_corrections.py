@@ -171,6 +171,38 @@ def test_a_tiles_back_is_not_taken_for_a_double_blank():
         assert not looks_double_blank(reading, crop), pattern
 
 
+def _sure_of_zeros() -> np.ndarray:
+    """Half-reader probabilities sure of 0 on both ends."""
+    p = np.full((2, 19), 0.1 / 18)
+    p[:, 0] = 0.9
+    return p
+
+
+def test_a_double_blank_with_an_engraved_groove_is_the_double_blank_when_the_half_reader_reads_both_zeros():
+    """A groove hardly darker than a cream face escapes even the fainter second look; where the half
+    reader is sure of 0 on both ends, a third look, fainter still, finds it (a 0-0 spinner was
+    thrown away as a back in every frame of a rendered round)."""
+    from vision.pipreader import find_bar
+    from vision.recognize import looks_double_blank, looks_face_down
+
+    for seed in range(4):
+        crop = _rendered_crop(0, 0, seed, bar_rgb=(222, 216, 200))
+        reading = TileReading((HalfReading(0, [], 0.9), HalfReading(0, [], 0.9)), [], find_bar(crop))
+        assert looks_face_down(reading)
+        assert not looks_double_blank(reading, crop)  # the groove alone is too faint to go by
+        assert looks_double_blank(reading, crop, _sure_of_zeros())
+
+
+def test_a_tiles_back_is_not_taken_for_a_double_blank_even_when_the_half_reader_reads_both_zeros():
+    """The half reader reads a plain back as 0-0, sure; only a divider tells the double blank."""
+    from vision.recognize import looks_double_blank
+
+    for seed, pattern in enumerate(["plain", "ring", "dimples", "stripe"] * 3):
+        crop = _rendered_crop(0, 0, seed, face_down=True, pattern=pattern)
+        reading = TileReading((HalfReading(0, [], 0.9), HalfReading(0, [], 0.9)), [], None)
+        assert not looks_double_blank(reading, crop, _sure_of_zeros()), (seed, pattern)
+
+
 def test_a_small_blank_box_is_the_double_blank_only_when_the_half_reader_is_sure_of_both_zeros():
     from vision.halfreader import CLASSES, ClassifiedHalf
     from vision.recognize import looks_double_blank

@@ -42,6 +42,12 @@ BLANK_SURE = 0.6
 blank (on rendered tables, double blanks read 0.73 or more, backs at most 0.49)."""
 
 
+GROOVE_BAR_CONTRAST = 8
+GROOVE_BLANK_SURE = 0.8
+"""The faintest divider a large blank box may show to count as the double blank, and how sure of
+0 the half reader must then be on each end (see `looks_double_blank`)."""
+
+
 FACE_SURE = 0.9
 """How sure the half reader must be of both ends of a small box with neither dot nor divider to
 read it as that face, not a back (a 43-px double-13 drawn in pale lilac with a pale divider showed
@@ -58,15 +64,21 @@ def looks_a_face_by_pattern(reading: TileReading, crop) -> bool:
         and find_bar(crop, contrast=FAINT_BAR_CONTRAST) is not None
 
 
-def looks_double_blank(reading: TileReading, crop) -> bool:
+def looks_double_blank(reading: TileReading, crop, probs=None) -> bool:
     """Whether a box with neither dot nor divider (see `looks_face_down`) is the double blank after
     all: its divider may be too faint for the reader's test, and then the dots it does not have
     are all there is to tell it from a back. Small tiles go by the half reader (sure of 0 on both
-    ends); larger ones by a second, fainter look for the divider."""
+    ends); larger ones by a second, fainter look for the divider, and where the half reader's
+    `probs` for the box are sure of 0 on both ends, by a third, fainter still (an engraved groove
+    hardly darker than a cream face: a 0-0 spinner was thrown away as a back in every frame of
+    fresh double-6 round seed2-20, and the round was followed from the wrong tile)."""
     halves = reading.halves
     if all(hasattr(h, "probs") for h in halves):
         return all(h.count == 0 and h.confidence >= BLANK_SURE for h in halves)
-    return find_bar(crop, contrast=FAINT_BAR_CONTRAST) is not None
+    if find_bar(crop, contrast=FAINT_BAR_CONTRAST) is not None:
+        return True
+    return probs is not None and all(float(p[0]) >= GROOVE_BLANK_SURE for p in probs) and \
+        find_bar(crop, contrast=GROOVE_BAR_CONTRAST) is not None
 
 
 def cut_by_edge(corners, width: int, height: int, margin: float = 0.005) -> bool:
@@ -111,6 +123,7 @@ class Recognizer:
         # a large tile's faint end may hold dots under the threshold that its pattern shows (a box
         # that looks blank too: its faint divider may yet make it a face, see `looks_double_blank`)
         large = sorted(set(range(len(up))) - set(small)) if self.halves is not None else []
+        large_probs: dict = {}
         if small or large:
             probs = self.halves.probabilities([crops[i] for i in small + large])
             for i, p in zip(small, probs):
@@ -131,7 +144,7 @@ class Recognizer:
         tiles, readings = drop_overlapping_boxes(tiles, readings)
         cut = [cut_by_edge(t.corners, img.width, img.height) for t in tiles]
         blank = [i for i, r in enumerate(readings) if looks_face_down(r) and not cut[i]
-                 and not looks_double_blank(r, crops[tiles[i].id])
+                 and not looks_double_blank(r, crops[tiles[i].id], large_probs.get(tiles[i].id))
                  and not looks_a_face_by_pattern(r, crops[tiles[i].id])]
         for t, c in zip(tiles, cut):
             if c:
