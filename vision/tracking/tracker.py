@@ -429,9 +429,10 @@ class Tracker:
         latest = recent[-1]
         if latest.motion is None and latest.image is not None:
             # a tile laid since the board last settled: how its place looks, from the first
-            # still frame after it was placed (refreshed whenever the board settles)
+            # still frame after it was placed where the reader read a tile there (refreshed whenever the
+            # board settles; a frame after it was taken back unseen shows bare table)
             for bt in self.board.values():
-                if bt.patch is None and not bt.missing:
+                if bt.patch is None and not bt.missing and _read_at_place(bt.tile, latest):
                     bt.patch = tile_patch(latest.image, bt.pose)
         events: list[TrackEvent] = []
         changed = False
@@ -530,7 +531,10 @@ class Tracker:
             # (a board settled with a reading still unplaced keeps the picture from before it)
             self._settled_image = image
         for bt in self.board.values():
-            if not bt.missing:
+            # only where the reader read a tile there: a place read as nothing keeps the picture it had
+            # (a play taken back unseen leaves bare table there, which would become the "settled"
+            # picture of a tile still counted as lying there, so it would never be seen to go)
+            if not bt.missing and any(_read_at_place(bt.tile, o) for o in observations):
                 bt.patch = tile_patch(image, bt.pose)
 
     def _unchanged(self, bt: BoardTile, obs: Observation) -> bool:
@@ -1857,3 +1861,9 @@ def _with_first_reading(taken: TilePose, first: TilePose) -> TilePose:
     if pips == taken.pips:
         return taken
     return TilePose(taken.corners, taken.pips, ((pips, 0.0),) + tuple(s for s in taken.second if s[0] != pips))
+
+
+def _read_at_place(tile: Tile, obs: Observation) -> bool:
+    """Whether the reader found something at `tile`'s place in `obs`: the tile, or a reading of
+    another tile there (a misreading, or a tile laid in its stead)."""
+    return tile in obs.seen or tile in obs.conflicts or tile in obs.covered
