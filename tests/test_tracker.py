@@ -628,6 +628,31 @@ def test_the_last_play_the_reader_loses_as_the_next_tile_is_laid_against_it_is_n
     assert Tile(6, 2) in tracker.board and tracker.state.plays == 2
 
 
+def test_the_last_play_lost_by_the_reader_and_read_as_another_tile_on_a_closer_look_is_taken_back():
+    """The last play, read 6-4 where a 6-2 lies, is lost by the reader as the next tile comes; its
+    place looks as it did, but a closer look reads 6-2 there: the 6-4 was a misreading and is taken
+    back (a 9-1 read 9-9 had left a chickie waiting for toes that flagged eleven plays)."""
+    tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
+    spinner, arm, second = _three()
+    misread = _det(arm.corners, (6, 4))
+    _feed(tracker, [([spinner], [spinner]), ([spinner, misread], [spinner, arm])], pictures=True, closer=[])
+    assert Tile(6, 4) in tracker.board
+    events = _feed(tracker, [([spinner, second], [spinner, arm, second])], pictures=True,
+                   closer=[spinner, arm, second])
+    assert ("tile_taken_back", "6-4") in [(e.kind, e.tile) for e in events]
+    assert Tile(6, 4) not in tracker.board
+
+
+def test_the_last_play_lost_by_the_reader_and_read_as_itself_on_a_closer_look_stays():
+    tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
+    spinner, arm, second = _three()
+    _feed(tracker, [([spinner], [spinner]), ([spinner, arm], [spinner, arm])], pictures=True, closer=[])
+    events = _feed(tracker, [([spinner, second], [spinner, arm, second])], pictures=True,
+                   closer=[spinner, arm, second])
+    assert not [e for e in events if e.kind == "tile_taken_back"]
+    assert Tile(6, 2) in tracker.board and tracker.state.plays == 2
+
+
 def test_a_place_the_reader_reads_as_nothing_keeps_its_picture_when_the_board_settles():
     """When the board settles, each place's picture is renewed only where the reader saw its tile.
     A play taken back unseen left bare table at its place; renewed from that, the place "still

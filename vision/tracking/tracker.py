@@ -485,13 +485,11 @@ class Tracker:
         if found:
             # the last play gone from every recent reading as the next tile arrives: it was taken
             # back before (a hand or a flicker kept the take-back from being seen on its own),
-            # unless its place still looks as it did (the reader lost it beside the tile laid
-            # against it: a take-back, then the same tile "found" again under the new one, had
-            # counted one play twice)
+            # unless it still lies there, read as itself (see `_lost_in_place`)
             for bt in list(self.board.values()):
                 if (bt.status == "illegal" or self._is_last_play(bt)) and self._readings(recent) >= 2 and \
                         all(bt.tile not in o.seen and bt.tile not in o.conflicts for o in recent) and \
-                        not any(self._unchanged(bt, o) for o in recent):
+                        not self._lost_in_place(bt, recent):
                     events.extend(self._take_back(bt, recent[0]))
             events.extend(self._place(found))
             changed = True
@@ -820,6 +818,22 @@ class Tracker:
         # read as nothing at all, but its place looks as it did: the reader lost it, the
         # tile did not leave (on 45-px tiles a double-12 layout loses a few in every reading)
         return self._unchanged(bt, obs)
+
+    def _lost_in_place(self, bt: BoardTile, recent: list[Observation]) -> bool:
+        """Whether a play the reader no longer reads still lies in its place as the tile it was
+        taken for: the place looks as it did, and a closer look (where the detector can look)
+        reads that tile there. Only the reader lost it (beside the tile laid against it: taken
+        back and then found again on a closer look, a 14-9 had been played twice); a closer look
+        reading another tile there means the play was that tile misread (a 9-1 taken for 9-9),
+        and it is taken back for the tile there to be played."""
+        if not any(self._unchanged(bt, o) for o in recent):
+            return False
+        looks = self._closer_looks(bt.pose)
+        if not looks:
+            return True
+        top = self.config.set_max
+        return bool(self._found_in_every_look(
+            looks, lambda p: identity(p, top) == bt.tile and at_place_of(p, bt.pose)))
 
     def _moved_since(self, frame: int) -> bool:
         """Whether anything moved after `frame`: a tile is never taken away without a hand,
