@@ -429,8 +429,8 @@ class Tracker:
         latest = recent[-1]
         if latest.motion is None and latest.image is not None:
             # a tile laid since the board last settled: how its place looks, from the first
-            # still frame after it was placed where the reader read a tile there (refreshed whenever the
-            # board settles; a frame after it was taken back unseen shows bare table)
+            # still frame after it was placed where the reader read a tile there (refreshed
+            # whenever the board settles; a frame after it was taken back unseen shows bare table)
             for bt in self.board.values():
                 if bt.patch is None and not bt.missing and _read_at_place(bt.tile, latest):
                     bt.patch = tile_patch(latest.image, bt.pose)
@@ -706,11 +706,12 @@ class Tracker:
         if play is None:
             return []
         obs = recent[-1]
+        how = ("boxed only part of the tile" if boxed_short else
+               "boxed it with part of a neighbour" if boxed_long else "were unsure")
         events = self._enter_correction(
             bt, tile, now, touching, play, obs,
             f"{old} was {tile} misread: every reading since reads {tile} in its place, sure, "
-            f"where the first {'boxed only part of the tile' if boxed_short else 'boxed it with part of a neighbour' if boxed_long else 'were unsure'}, "
-            f"so the play is corrected")
+            f"where the first {how}, so the play is corrected")
         # a tile set down apart because it matched the misread value may now be a play on it
         for loose in sorted((b for b in self.board.values() if b.status == "loose"), key=lambda b: b.frame):
             cands = self._candidates(loose.pose)
