@@ -1221,15 +1221,22 @@ def _arm_read_as(pips, second=()):
     return d
 
 
+def _arm_read_sure_later(first):
+    """A tracker that played the `_three` arm as the reader first gave it (`first`, drawn as the
+    6-2 it is), then read eight still frames in which every reading is the 6-2, sure: the tracker,
+    the play events of the first stretch and the events of the later one."""
+    tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
+    spinner, arm, _ = _three()
+    played = _feed(tracker, [([spinner], [spinner]), ([spinner, first], [spinner, arm])], pictures=True)
+    later = _feed(tracker, [([spinner, arm], [spinner, arm])], repeat=8, pictures=True)
+    return tracker, [(e.tile, e.legal) for e in played if isinstance(e, TilePlayed)], later
+
+
 def test_a_play_read_unsure_is_corrected_when_every_later_reading_of_its_unchanged_place_is_sure_of_another_tile():
     """A 6-2 first read 6-4 with 6-2 a close second is taken as 6-4; once every reading of the
     same picture reads 6-2, sure, the first reading was the misread: the play is corrected."""
-    tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
-    spinner, arm, _ = _three()
-    unsure = _arm_read_as((6, 4), [((6, 2), 0.1)])
-    events = _feed(tracker, [([spinner], [spinner]), ([spinner, unsure], [spinner, arm])], pictures=True)
-    assert [(e.tile, e.legal) for e in events if isinstance(e, TilePlayed)] == [("6-4", True)]
-    events = _feed(tracker, [([spinner, arm], [spinner, arm])], repeat=8, pictures=True)
+    tracker, played, events = _arm_read_sure_later(_arm_read_as((6, 4), [((6, 2), 0.1)]))
+    assert played == [("6-4", True)]
     assert [(e.tile, e.read_as) for e in events if e.kind == "play_corrected"] == [("6-2", "6-4")]
     assert [(e.tile, e.on) for e in events if isinstance(e, TilePlayed)] == [("6-2", "6-6")]
     assert Tile(6, 2) in tracker.board and Tile(6, 4) not in tracker.board
@@ -1241,12 +1248,8 @@ def test_a_play_taken_from_the_reader_s_second_reading_is_corrected_by_later_sur
     the reading the rules accept; that choice was unsure, so when every later reading of the same
     picture reads 6-2, sure, the play is corrected. (A 13-7 read 1-5 in a box taking in a
     neighbour, taken as 13-1, kept the double-15 round seed2-15 from seeing the chickie on its 7.)"""
-    tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
-    spinner, arm, _ = _three()
-    misread = _arm_read_as((5, 2), [((6, 4), 0.1)])
-    events = _feed(tracker, [([spinner], [spinner]), ([spinner, misread], [spinner, arm])], pictures=True)
-    assert [(e.tile, e.legal) for e in events if isinstance(e, TilePlayed)] == [("6-4", True)]
-    events = _feed(tracker, [([spinner, arm], [spinner, arm])], repeat=8, pictures=True)
+    tracker, played, events = _arm_read_sure_later(_arm_read_as((5, 2), [((6, 4), 0.1)]))
+    assert played == [("6-4", True)]
     assert [(e.tile, e.read_as) for e in events if e.kind == "play_corrected"] == [("6-2", "6-4")]
     assert Tile(6, 2) in tracker.board and Tile(6, 4) not in tracker.board
 
@@ -1254,23 +1257,16 @@ def test_a_play_taken_from_the_reader_s_second_reading_is_corrected_by_later_sur
 def test_a_play_boxed_with_part_of_a_neighbour_is_corrected_by_later_sure_readings_of_its_place():
     """A box half again as long as the tile took in part of what lies beyond it; its reading, 6-4,
     sure as it was, is corrected when every later, tile-sized box there reads 6-2, sure."""
-    tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
-    spinner, arm, _ = _three()
-    long_box = _det(arm.corners.copy(), (6, 4))
+    long_box = _arm_read_as((6, 4))
     long_box.corners[2:, 1] -= 40  # its far end reaches 40 px beyond the tile's
-    events = _feed(tracker, [([spinner], [spinner]), ([spinner, long_box], [spinner, arm])], pictures=True)
-    assert [(e.tile, e.legal) for e in events if isinstance(e, TilePlayed)] == [("6-4", True)]
-    events = _feed(tracker, [([spinner, arm], [spinner, arm])], repeat=8, pictures=True)
+    tracker, played, events = _arm_read_sure_later(long_box)
+    assert played == [("6-4", True)]
     assert [(e.tile, e.read_as) for e in events if e.kind == "play_corrected"] == [("6-2", "6-4")]
     assert Tile(6, 2) in tracker.board and Tile(6, 4) not in tracker.board
 
 
 def test_a_play_read_sure_is_not_corrected_by_later_readings_of_another_tile_at_its_place():
-    tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
-    spinner, arm, _ = _three()
-    sure = _arm_read_as((6, 4))
-    _feed(tracker, [([spinner], [spinner]), ([spinner, sure], [spinner, arm])], pictures=True)
-    events = _feed(tracker, [([spinner, arm], [spinner, arm])], repeat=8, pictures=True)
+    tracker, _, events = _arm_read_sure_later(_arm_read_as((6, 4)))
     assert not [e for e in events if e.kind in ("play_corrected", "tile_played", "tile_taken_back")]
     assert Tile(6, 4) in tracker.board and Tile(6, 2) not in tracker.board
 
