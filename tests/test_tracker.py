@@ -653,6 +653,80 @@ def test_the_last_play_lost_by_the_reader_and_read_as_itself_on_a_closer_look_st
     assert Tile(6, 2) in tracker.board and tracker.state.plays == 2
 
 
+def _arm_played_on_the_last_still_frame():
+    """A tracker that played the `_three` arm on the last still frame before the next hand, the
+    board left unsettled by a gap read as a tile (drawn on grainy table, so places have pictures)."""
+    tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
+    spinner, arm, second = _three()
+    gap = _tile_at(540, 100, (3, 3), vertical=False)  # bare table read as a tile
+    _feed(tracker, [([spinner], [spinner])], pictures=True, texture=True)
+    events = _feed(tracker, [([spinner, arm, gap], [spinner, arm])], repeat=4, pictures=True, texture=True)
+    assert [e.kind for e in events] == ["tile_played"] and not tracker.settled
+    return tracker, spinner, arm, second
+
+
+def test_a_tile_played_on_the_last_still_frame_before_the_next_hand_keeps_the_picture_it_was_read_in():
+    """A play's picture comes from the still frames it was read in. Waiting for the next still
+    frame that read it left none when the next tile laid end to end made the reader box the
+    pair across their seam (fresh double-15 round seed3-7): the play was taken back unseen, a
+    phantom 5-5 played as a chickie, and 16 plays after it were flagged."""
+    tracker, spinner, arm, second = _arm_played_on_the_last_still_frame()
+    assert tracker.board[Tile(6, 2)].patch is not None
+    # the reader loses the 6-2 as the 6-1 comes; its place looks as it did: still there
+    events = _feed(tracker, [([spinner, second], [spinner, arm, second])], pictures=True, texture=True)
+    assert [(e.kind, e.tile) for e in events if e.kind in ("tile_taken_back", "tile_played")] == [
+        ("tile_played", "6-1")]
+    assert Tile(6, 2) in tracker.board
+
+
+def test_the_last_play_lost_by_the_reader_and_read_as_no_tile_on_a_closer_look_stays():
+    """A closer look that finds no tile at the place of a play whose place looks unchanged says
+    nothing against it (beside a tile laid end to end with like pips, even the closer look boxed
+    the two across their seam)."""
+    tracker, spinner, arm, second = _arm_played_on_the_last_still_frame()
+    events = _feed(tracker, [([spinner, second], [spinner, arm, second])], pictures=True, texture=True,
+                   closer=[spinner, second])
+    assert tracker.detector.looks  # it did look
+    assert not [e for e in events if e.kind == "tile_taken_back"]
+    assert Tile(6, 2) in tracker.board and tracker.state.plays == 2
+
+
+def _arm_read_unsure(read, closer_reads, closer_second=()):
+    """The `_three` arm (a 6-2) read as `read` with 6-2 as likely, and read closer as
+    `closer_reads`: the tracker and the play events."""
+    tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
+    spinner, arm, _ = _three()
+    seen = _arm_read_as(read, [((6, 2), 0.0)] if read != (6, 2) else [((6, 3), 0.0)])
+    closer = _arm_read_as(closer_reads, closer_second)
+    events = _feed(tracker, [([spinner], [spinner]), ([spinner, seen], [spinner, arm])], pictures=True,
+                   closer=[spinner, closer])
+    return tracker, [(e.tile, e.legal) for e in events if isinstance(e, TilePlayed)], events
+
+
+def test_a_legal_play_read_as_a_coin_toss_is_the_tile_a_closer_look_reads_sure_at_its_place():
+    """A 13-9 on a double-15 table read 13-12 (14-12 as likely) was played on 13-11 as read; the
+    9-0 laid on it read 12-0 the same way, and the real 12-0 could not be played later. A closer
+    look read 13-9 at 0.92: a reading the reader could not choose is read closer first."""
+    tracker, played, events = _arm_read_unsure((6, 3), (6, 2))
+    assert played == [("6-2", True)]
+    assert [e.message for e in events if e.kind == "notice"] == ["6-3 was 6-2 misread: a closer look reads 6-2 there"]
+
+
+def test_a_legal_play_read_as_a_coin_toss_stays_as_read_when_the_closer_look_is_unsure_too():
+    tracker, played, _ = _arm_read_unsure((6, 3), (6, 2), closer_second=[((6, 3), 0.1)])
+    assert played == [("6-3", True)]
+
+
+def test_a_legal_play_read_sure_is_not_read_closer():
+    tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
+    spinner, arm, _ = _three()
+    seen = _arm_read_as((6, 3), [((6, 2), 0.2)])
+    events = _feed(tracker, [([spinner], [spinner]), ([spinner, seen], [spinner, arm])], pictures=True,
+                   closer=[spinner, arm])
+    assert [(e.tile, e.legal) for e in events if isinstance(e, TilePlayed)] == [("6-3", True)]
+    assert not tracker.detector.looks
+
+
 def test_a_place_the_reader_reads_as_nothing_keeps_its_picture_when_the_board_settles():
     """When the board settles, each place's picture is renewed only where the reader saw its tile.
     A play taken back unseen left bare table at its place; renewed from that, the place "still

@@ -102,6 +102,9 @@ FLAG_MAX_READS = 5
 SURE_READING_COST = 0.3
 """A reading whose next likeliest is at least this much less likely is sure (see
 `_correct_misread_play`)."""
+UNSURE_READING_COST = 0.05
+"""A reading whose next likeliest is within this is a coin toss: read closer before it is
+played, even where the rules accept it (see `_reread_from_closer_look`)."""
 SHORT_BOX = 0.75
 """A board tile boxed shorter than this share of a later reading at its place was boxed over part
 of a tile, and one boxed longer than the later reading by as much took in part of a neighbour
@@ -494,6 +497,7 @@ class Tracker:
             events.extend(self._place(found))
             changed = True
         if changed:
+            self._picture_new_tiles()
             self._reassociate()
             self._reads_since_change = 0
             # the readings that showed the change now agree with the board: settle at once
@@ -512,6 +516,22 @@ class Tracker:
             self.settled = True
             self.gate.set_reference()
         return events
+
+    def _picture_new_tiles(self) -> None:
+        """Tiles just placed take their settled picture from the newest still frame of this
+        stretch that read a tile at their place. Without it the picture waited for the next
+        still frame that read them, and a hand often comes in first: when the next tile laid
+        against one made the reader box the two across their seam (a 7-5 and a 7-6, end to end
+        with like pips, read as 7-7 between two phantom doubles), the tile had no picture to
+        show it still lay there, so it was taken back and the phantom 5-5 played as a chickie."""
+        for bt in self.board.values():
+            if bt.patch is not None or bt.missing:
+                continue
+            for o in reversed(self.window):
+                if o.image is not None and o.motion is None and o.drift is None and \
+                        any(at_place_of(p, bt.pose) for p in o.poses):
+                    bt.patch = tile_patch(o.image, bt.pose)
+                    break
 
     def _refresh_poses(self, observations: list[Observation]) -> None:
         """Where the tiles are now, averaged over the still readings: keeps the board in step
@@ -826,15 +846,17 @@ class Tracker:
         reads that tile there. Only the reader lost it (beside the tile laid against it: taken
         back and then found again on a closer look, a 14-9 had been played twice); a closer look
         reading another tile there means the play was that tile misread (a 9-1 taken for 9-9),
-        and it is taken back for the tile there to be played."""
+        and it is taken back for the tile there to be played. A closer look that reads no tile
+        at its place says nothing against a place that looks unchanged: the next tile laid end
+        to end with like pips can make even the closer look box the pair across their seam."""
         if not any(self._unchanged(bt, o) for o in recent):
             return False
         looks = self._closer_looks(bt.pose)
         if not looks:
             return True
         top = self.config.set_max
-        return bool(self._found_in_every_look(
-            looks, lambda p: identity(p, top) == bt.tile and at_place_of(p, bt.pose)))
+        return not self._found_in_every_look(
+            looks, lambda p: identity(p, top) != bt.tile and at_place_of(p, bt.pose))
 
     def _moved_since(self, frame: int) -> bool:
         """Whether anything moved after `frame`: a tile is never taken away without a hand,
@@ -1120,10 +1142,17 @@ class Tracker:
         double-15 table read 5-2 (0.58-0.65, with 8-2 and 3-2 as seconds) while both closer
         looks read 3-12 at 0.93; flagging 5-2 left the chickie open, and three more legal plays
         were flagged before the reader came round. A tile that is truly illegal reads the same
-        closer, and is flagged as before (see `_look_closer`)."""
+        closer, and is flagged as before (see `_look_closer`).
+
+        A legal play read with a second reading about as likely (`UNSURE_READING_COST`) is read
+        closer too: on a double-15 table a 13-9 read 13-12 (14-12 as likely) was played on
+        13-11, the 9-0 laid on it read 12-0 the same way, and the real 12-0, laid later, could
+        not be played; the closer look read 13-9 and 9-0 at 0.92. There the closer reading must
+        itself be sure, as the whole frame's was not."""
         if self.current is None or not hasattr(self.detector, "look_closer"):
             return None
-        if self._ruling(tile, pose, candidates)[2].legal:
+        legal = self._ruling(tile, pose, candidates)[2].legal
+        if legal and not any(cost < UNSURE_READING_COST for _, cost in pose.second):
             return None
         looks = self._closer_looks(pose)
         if not looks:
@@ -1134,6 +1163,8 @@ class Tracker:
         found = there[0]
         new = identity(found, self.config.set_max)
         if new is None or new == tile or new in self.board:
+            return None
+        if legal and any(cost < SURE_READING_COST for _, cost in found.second):
             return None
         cands = self._candidates(found)
         if not cands or not self._ruling(new, found, cands)[2].legal:
