@@ -653,6 +653,31 @@ def test_the_last_play_lost_by_the_reader_and_read_as_itself_on_a_closer_look_st
     assert Tile(6, 2) in tracker.board and tracker.state.plays == 2
 
 
+def test_a_tile_flagged_the_wrong_way_round_then_turned_where_it_lies_is_taken_back_and_played():
+    """A player puts a wrong-way play right by turning the tile where it lies, often under the
+    hand that laid it, so no take-back is seen in between (fresh double-9 round seed3-5: the
+    flagged 9-8 stayed, and the tiles laid beyond it lay "apart", a planted play among them)."""
+    tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
+    spinner, arm, _ = _three()
+    wrong = _tile_at(300, 220, (6, 2))  # the 6-2 with its 2 end down against the spinner
+    first = _feed(tracker, [([spinner], [spinner]), ([spinner, wrong], [spinner, wrong])], pictures=True)
+    assert [(e.tile, e.legal, e.rule) for e in first if isinstance(e, TilePlayed)] == [
+        ("6-2", False, "ends_do_not_match")]
+    events = _feed(tracker, [([spinner, arm], [spinner, arm])], pictures=True)
+    assert [(e.kind, e.tile) for e in events] == [("tile_taken_back", "6-2"), ("tile_played", "6-2")]
+    assert events[1].legal and events[1].on == "6-6"
+    assert tracker.board[Tile(6, 2)].status == "legal"
+
+
+def test_a_flagged_tile_read_the_same_way_round_again_stays_flagged():
+    tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
+    spinner, _, _ = _three()
+    wrong = _tile_at(300, 220, (6, 2))
+    _feed(tracker, [([spinner], [spinner]), ([spinner, wrong], [spinner, wrong])], pictures=True)
+    events = _feed(tracker, [([spinner, wrong], [spinner, wrong])], pictures=True)
+    assert not events and tracker.board[Tile(6, 2)].status == "illegal"
+
+
 def _arm_played_on_the_last_still_frame():
     """A tracker that played the `_three` arm on the last still frame before the next hand, the
     board left unsettled by a gap read as a tile (drawn on grainy table, so places have pictures)."""

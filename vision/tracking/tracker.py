@@ -414,6 +414,8 @@ class Tracker:
         W = self.window_size
         if self._readings(self.window) < FLAG_RUNS and self._would_flag(self.window[-1]):
             self._want_fresh = True
+        if self._readings(self.window) < 2 and self._turned_around(self.window[-1:]):
+            self._want_fresh = True  # a second reading before a flagged tile turned round is taken back
         if len(self.window) < W:
             return []
         recent = self.window[-W:]
@@ -457,6 +459,10 @@ class Tracker:
         replaced = self._replacements(recent)
         # new tiles
         found = self._new_tiles(recent)
+        for bt, pose in self._turned_around(recent) if self._readings(recent) >= 2 else []:
+            # a flagged tile turned end for end where it lies: the player put the play right
+            events.extend(self._take_back(bt, recent[0]))
+            found.append((bt.tile, pose, recent[0]))
         for old, (tile, pose, first) in replaced.items():
             bt = self.board.get(old)
             if bt is None:
@@ -533,6 +539,24 @@ class Tracker:
                     bt.patch = tile_patch(o.image, bt.pose)
                     break
 
+    def _turned_around(self, recent: list[Observation]) -> list[tuple[BoardTile, TilePose]]:
+        """Flagged tiles that every one of `recent` finds in their place turned end for end, each
+        with its pose now (taken back and judged again on two runs of the recognizer at least).
+
+        A tile laid the wrong way round is put right by turning it where it lies, often under
+        the hand that laid it, so no take-back is seen: the flagged 9-8 stayed on the board, the
+        legal play was never seen, and every tile laid beyond it lay "apart" from the layout (a
+        planted play among them went unflagged)."""
+        out = []
+        for bt in self.board.values():
+            if bt.status != "illegal" or bt.missing or bt.tile.is_double:
+                continue
+            poses = [o.seen_poses.get(bt.tile) for o in recent]
+            if any(p is None or not _turned(bt.pose, p) for p in poses):
+                continue
+            out.append((bt, mean_pose([p for p in poses if p is not None])))
+        return out
+
     def _refresh_poses(self, observations: list[Observation]) -> None:
         """Where the tiles are now, averaged over the still readings: keeps the board in step
         with a camera that crept, and replaces a first reading that was off."""
@@ -541,8 +565,11 @@ class Tracker:
         for tile, bt in self.board.items():
             poses = [o.seen_poses[tile] for o in observations if tile in o.seen_poses]
             if len(poses) >= max(2, len(observations) - 1):
+                mean = mean_pose(poses)
+                if not tile.is_double and _turned(bt.pose, mean):
+                    continue  # turned end for end: a change to judge (see `_turned_around`), not a drift
                 # (how sure the reading that placed it was stays: see `_correct_misread_play`)
-                bt.pose = TilePose(mean_pose(poses).corners, bt.pose.pips, bt.pose.second)
+                bt.pose = TilePose(mean.corners, bt.pose.pips, bt.pose.second)
         # and how each place looks now, for telling a tile the reader lost from one taken away
         image = observations[-1].image if observations else None
         if image is not None and all(not o.new for o in observations):
@@ -1907,6 +1934,13 @@ def _with_first_reading(taken: TilePose, first: TilePose) -> TilePose:
     if pips == taken.pips:
         return taken
     return TilePose(taken.corners, taken.pips, ((pips, 0.0),) + tuple(s for s in taken.second if s[0] != pips))
+
+
+def _turned(was: TilePose, now: TilePose) -> bool:
+    """Whether `now` (corners in the order of `was`'s ends) lies where `was` lay, end for end."""
+    same = float(np.abs(now.corners - was.corners).sum())
+    flipped = float(np.abs(now.corners - np.roll(was.corners, 2, axis=0)).sum())
+    return flipped < 0.5 * same
 
 
 def _read_at_place(tile: Tile, obs: Observation) -> bool:
