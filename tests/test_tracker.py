@@ -1032,6 +1032,61 @@ def test_an_arm_the_whole_frame_missed_is_found_on_a_closer_look_before_a_play_i
                for centre, reach in tracker.detector.looks)
 
 
+def test_a_tile_found_on_a_closer_look_while_another_is_judged_is_not_played_twice():
+    """A 3-4 laid against the 6-2's 2 (illegal whichever way) and the missing arm 6-4 are read
+    in the same frames, the 3-4 first; the closer look before the 3-4's flag finds the 6-4 and
+    plays it. The 6-4 of the whole frame's readings must not then be judged again (fresh
+    double-15 round seed3-19: a 9-7 found so was judged a second time, flagged "player 3 does
+    not hold 9-7", and its legal place on the board lost)."""
+    tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
+    spinner, arm, second, left, below, _ = _cross_of_arms()
+    seen = [spinner, arm, second, left]
+    stray = _det([[320, 180], [280, 180], [280, 100], [320, 100]], (3, 4))
+    events = _feed(tracker, [([spinner], [spinner]), ([spinner, arm], [spinner, arm]),
+                             ([spinner, arm, second], [spinner, arm, second]), (seen, seen),
+                             (seen + [stray, below], seen + [stray, below])], pictures=True,
+                   closer=seen + [stray, below])
+    plays = [(e.tile, e.legal, e.rule) for e in events if isinstance(e, TilePlayed)][3:]
+    assert plays == [("6-4", True, None), ("4-3", False, "ends_do_not_match")]
+    assert tracker.board[Tile(6, 4)].status == "legal"
+
+
+def _play_elsewhere_while_a_misread_double_waits(closer_reads_it_as):
+    """All four arms down, the 2-5 laid on the 6-2's 2 read 2-2 in every frame (a chickie now
+    waiting for toes), then a 1-3 laid on the 6-1's 1; a closer look reads the "2-2" as
+    `closer_reads_it_as`. The play events after the arms."""
+    tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
+    spinner, arm, second, left, below, beyond = _cross_of_arms()
+    arms = [spinner, arm, second, left, below]
+    as_double = _det(beyond.corners, (2, 2))
+    elsewhere = _det([[400, 280], [400, 320], [480, 320], [480, 280]], (1, 3))
+    closer = arms + [_det(beyond.corners, closer_reads_it_as), elsewhere]
+    events = _feed(tracker, [([spinner], [spinner]), ([spinner, arm], [spinner, arm]),
+                             ([spinner, arm, second], [spinner, arm, second]),
+                             (arms[:4], arms[:4]), (arms, arms),
+                             (arms + [as_double], arms + [beyond]),
+                             (arms + [as_double, elsewhere], arms + [beyond, elsewhere])],
+                   pictures=True, closer=closer)
+    return tracker, [e for e in events if e.kind in ("tile_played", "play_corrected")][4:]
+
+
+def test_a_double_waiting_for_toes_that_a_closer_look_reads_as_another_tile_is_corrected_before_a_play_elsewhere_is_flagged():
+    """A 5-4 laid on a 4-3 read 4-4 in every frame made a chickie; the next play elsewhere was
+    flagged for leaving it without toes (fresh double-15 round seed3-19). Before that flag, a
+    closer look at the double reads 5-4: the play is corrected and the play elsewhere is legal."""
+    tracker, events = _play_elsewhere_while_a_misread_double_waits((2, 5))
+    assert [(e.kind, e.tile, getattr(e, "legal", None)) for e in events] == [
+        ("tile_played", "2-2", True), ("play_corrected", "5-2", None), ("tile_played", "5-2", True),
+        ("tile_played", "3-1", True)]
+    assert not tracker.current.illegal
+
+
+def test_a_double_waiting_for_toes_that_a_closer_look_reads_alike_keeps_the_flag():
+    tracker, events = _play_elsewhere_while_a_misread_double_waits((2, 2))
+    assert [(e.tile, e.legal, e.rule) for e in events] == [
+        ("2-2", True, None), ("3-1", False, "chickie_unfinished")]
+
+
 def test_a_closer_look_that_finds_no_missing_arm_leaves_the_flag():
     tracker, events, _ = _flag_while_an_arm_is_unread(False, closer=lambda seen, below, beyond: seen + [beyond])
     assert tracker.detector.looks

@@ -108,8 +108,9 @@ class FlagWithdrawn(_TileReadAgain):
 @dataclass
 class PlayCorrected(_TileReadAgain):
     """A tile taken as a legal play was misread (a closer look read it as another tile, with
-    which the round and the play laid against it are legal): the play is `tile` now, and a
-    `TilePlayed` for it follows."""
+    which the round and the play laid against it, or the play made elsewhere while it seemed a
+    double waiting for tiles, are legal): the play is `tile` now, and a `TilePlayed` for it
+    follows."""
 
     kind: ClassVar[str] = "play_corrected"
 

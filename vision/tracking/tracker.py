@@ -963,6 +963,8 @@ class Tracker:
             k, cands = placeable[0] if placeable else options[0]
             item = pending.pop(k)
             tile, pose, obs = item
+            if tile in self.board:
+                continue  # played a moment ago, found on a closer look while judging another tile
             if not cands:
                 between = self._parent_from_closer_look(tile, pose, obs)
                 if between:
@@ -1310,13 +1312,21 @@ class Tracker:
             return []
         new_pose = TilePose(fp.corners, (int(pips[0]), int(pips[1])))
         on = [(s, bt, c) for s, bt, c in candidates if bt.tile == focus.tile]
-        if not on or not trial.judge(tile, new, pose.pips[on[0][2].touching]).legal:
+        if on:
+            why = f"{tile} was laid against it"
+            legal = trial.judge(tile, new, pose.pips[on[0][2].touching]).legal
+        else:
+            # the play lies elsewhere, flagged only because `focus` was read as a double waiting
+            # for tiles (a 5-4 read 4-4 made a chickie, and the next play elsewhere was flagged)
+            why = f"{tile} is legal where it lies once it is"
+            legal = bool(candidates) and trial.judge(
+                tile, candidates[0][1].tile, pose.pips[candidates[0][2].touching]).legal
+        if not legal:
             return []
         old = focus.tile
         play = referee.replace(old, new, touching)
         assert play is not None
-        msg = (f"{old} was {new} misread: a closer look reads {new} there, and {tile} was laid against it, "
-               f"so the play is corrected")
+        msg = f"{old} was {new} misread: a closer look reads {new} there, and {why}, so the play is corrected"
         return self._enter_correction(focus, new, new_pose, focus.touching, play, obs, msg)
 
     def _enter_correction(self, bt: BoardTile, new: Tile, pose: TilePose, touching: int | None, play: Any,
