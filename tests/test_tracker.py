@@ -1329,6 +1329,24 @@ def test_a_play_the_tracker_corrected_later_counts_as_the_tile_it_was_corrected_
     assert s["false_flags"] == 0
 
 
+def test_a_play_seen_after_its_tile_was_laid_again_matches_the_later_laying():
+    """A planted 6-5 (frame 238) is taken back and laid again legally (frame 274). A tracker that
+    missed the planted one and saw the legal one missed one play, the planted one; matching the
+    legal sighting to the planted laying (within its 200 frames) called it unflagged and the
+    legal play missed."""
+    from vision.tracking.evaluate import RunResult
+
+    plan = _plan(0)
+    assert [(gt.frame, bool(gt.planted)) for gt in plan.plays() if gt.tile == "6-5"] == [(238, True), (274, False)]
+    legal = [gt for gt in plan.plays() if not gt.planted]
+    events = [TilePlayed(gt.frame + 5, 0.0, gt.tile, gt.player, gt.on, None, None) for gt in legal]
+    tally = Tally()
+    tally.add(RunResult(plan, events, len(plan.frames), 0, 1.0, "test"))
+    assert not tally.unflagged and not tally.extras
+    assert [m["tile"] for m in tally.misses] == [gt.tile for gt in plan.plays() if gt.planted]
+    assert tally.matched == len(legal)
+
+
 def test_a_closer_look_at_one_place_of_the_same_readings_is_made_once():
     """A tile left undecided comes back at every still frame, and still frames reuse one reading:
     its closer look is not made again until a new reading brings a new picture."""

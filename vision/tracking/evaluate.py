@@ -168,12 +168,16 @@ class Tally:
         self.tracker_plays += len(plays)
         used: set[int] = set()
         matched_flags: set[int] = set()
-        for gt in truth:
+        for n, gt in enumerate(truth):
+            # a tile laid again later (a planted play taken back, then played right) owns the
+            # decisions made after it was laid again: the tracker's play of it then is not a
+            # late sighting of the planted one
+            again = next((g.frame for g in truth[n + 1:] if g.tile == gt.tile), None)
             hit = None
             for k, ev in enumerate(plays):
                 if k in used or ev.tile != gt.tile:
                     continue
-                if gt.frame - 2 <= ev.frame <= gt.frame + MATCH_FRAMES:
+                if gt.frame - 2 <= ev.frame <= gt.frame + MATCH_FRAMES and (again is None or ev.frame < again - 2):
                     hit = k
                     break
             if gt.planted:
