@@ -1087,6 +1087,64 @@ def test_a_double_waiting_for_toes_that_a_closer_look_reads_alike_keeps_the_flag
         ("2-2", True, None), ("3-1", False, "chickie_unfinished")]
 
 
+def _double_across_the_arm_read_as(pips, closer=None, then=None):
+    """All four arms down, then a 2-2 laid across the 6-2's free 2 end, read `pips`; `closer`:
+    what a closer look reads there (by default the reader cannot look); `then`: what the whole
+    frame reads there in a later still stretch. The tracker and the events after the arms."""
+    tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
+    spinner, arm, second, left, below, _ = _cross_of_arms()
+    arms = [spinner, arm, second, left, below]
+    double = _tile_at(300, 160, (2, 2), vertical=False)
+    read = _det(double.corners, pips)
+    scenes = [([spinner], [spinner]), ([spinner, arm], [spinner, arm]),
+              ([spinner, arm, second], [spinner, arm, second]), (arms[:4], arms[:4]), (arms, arms),
+              (arms + [read], arms + [double])]
+    if then is not None:
+        scenes.append((arms + [_det(double.corners, then)], arms + [double]))
+    events = _feed(tracker, scenes, pictures=True, closer=None if closer is None else arms + [closer])
+    return tracker, [e for e in events if e.kind in ("tile_played", "notice", "board_disturbed")][4:]
+
+
+def test_a_tile_that_touches_nothing_as_read_is_the_tile_a_closer_look_reads_there_where_the_rules_accept_it():
+    """A 0-0 laid across a 5-0's free end read 2-0: a 2-0 lying across the end touches nothing it
+    could go on, so it was set apart; the closer look read 0-0 at 0.96, and the real 2-0, laid on
+    the 0-0 later, could not be played (fresh double-6 round seed4-28: recall 0.52, 7 false flags)."""
+    tracker, events = _double_across_the_arm_read_as((2, 5), closer=_tile_at(300, 160, (2, 2), vertical=False))
+    assert [(e.kind, getattr(e, "tile", None)) for e in events] == [("notice", None), ("tile_played", "2-2")]
+    assert events[0].message == "5-2 was 2-2 misread: a closer look reads 2-2 there"
+    assert events[1].legal and events[1].on == "6-2" and Tile(5, 2) not in tracker.board
+
+
+def test_a_tile_that_touches_nothing_and_reads_alike_closer_is_set_apart():
+    tracker, events = _double_across_the_arm_read_as((2, 5), closer=_det(_tile_at(300, 160, (2, 2), vertical=False).corners, (2, 5)))
+    assert [(e.kind, getattr(e, "loose", None)) for e in events] == [("board_disturbed", ["5-2"])]
+    assert tracker.board[Tile(5, 2)].status == "loose"
+
+
+def test_a_tile_set_apart_is_forgotten_when_a_tile_is_played_in_its_very_place():
+    """Tiles do not overlap: a tile set apart where a tile is later played was that tile misread."""
+    tracker, events = _double_across_the_arm_read_as((2, 5), then=(2, 2))
+    assert [(e.kind, getattr(e, "tile", None)) for e in events] == [("board_disturbed", None), ("tile_played", "2-2")]
+    assert Tile(5, 2) not in tracker.board and tracker.board[Tile(2, 2)].status == "legal"
+
+
+def test_a_tile_set_apart_is_forgotten_when_a_closer_look_plays_a_tile_in_its_very_place():
+    """The 2-2 across the 6-2's end, read 5-2, was set apart (the reader could not look closer
+    then); a 3-2 laid on the double touches nothing on the layout, and the closer look around it
+    finds the 2-2 and plays it: the 5-2 set apart at that very place was the 2-2 misread, and a set
+    holds one 2-2, so it goes (fresh double-6 round seed4-28)."""
+    tracker, _ = _double_across_the_arm_read_as((2, 5))
+    assert tracker.board[Tile(5, 2)].status == "loose"
+    spinner, arm, second, left, below, _ = _cross_of_arms()
+    arms = [spinner, arm, second, left, below]
+    double = _tile_at(300, 160, (2, 2), vertical=False)
+    toe = _tile_at(300, 100, (3, 2))  # its 2 end against the double's long side
+    events = _feed(tracker, [(arms + [_det(double.corners, (2, 5)), toe], arms + [double, toe])], pictures=True,
+                   closer=arms + [double, toe])
+    assert [(e.tile, e.legal) for e in events if isinstance(e, TilePlayed)] == [("2-2", True), ("3-2", True)]
+    assert Tile(5, 2) not in tracker.board
+
+
 def test_a_closer_look_that_finds_no_missing_arm_leaves_the_flag():
     tracker, events, _ = _flag_while_an_arm_is_unread(False, closer=lambda seen, below, beyond: seen + [beyond])
     assert tracker.detector.looks

@@ -472,6 +472,13 @@ class Tracker:
                 # flipping back is a misreading, not a second take-back of the same tile
                 self._misreads.add((old, tile))
                 continue
+            if bt.status == "loose":
+                # set apart on a reading every recent one contradicts: no play to take back, and
+                # the tile read there now may be one (see `_place`)
+                del self.board[old]
+                found.append((tile, pose, first))
+                changed = True
+                continue
             if bt.status != "illegal" and self._unchanged(bt, recent[-1]):
                 # its place looks as it did when the board settled with it there: the same tile,
                 # read another way now (a tile taken back and another laid there changes it);
@@ -986,6 +993,11 @@ class Tracker:
                     cands = self._candidates(pose)
                 elif self._lies_on_board_tile(pose):
                     continue  # a second box on a tile already placed: tiles lying flat do not overlap
+                elif (reread := self._reread_from_closer_look(tile, pose, [], obs)) is not None:
+                    # read closer, it is another tile, and one the rules accept where it lies (a
+                    # 0-0 laid across an arm's end, read 2-0, touched nothing a 2-0 could go on)
+                    note, tile, pose, cands = reread
+                    events.append(note)
                 else:
                     # touching nothing a tile could be laid against: set down beside the layout
                     # (or a reading of something that is not a tile), not a play to judge
@@ -1652,6 +1664,9 @@ class Tracker:
         if misread:
             self._superseded.add((tile, read_as))
         on = parent.tile if parent is not None else None
+        # a tile set apart earlier at this very place was this tile, misread (tiles do not overlap)
+        for bt in [b for b in self.board.values() if b.status == "loose" and at_place_of(b.pose, pose)]:
+            del self.board[bt.tile]
         if verdict.legal:
             referee.accept(tile, verdict, obs.frame, obs.t, pose.pips[touching] if touching is not None else None)
             self._played_legally.add(tile)
