@@ -678,6 +678,22 @@ def test_a_flagged_tile_read_the_same_way_round_again_stays_flagged():
     assert not events and tracker.board[Tile(6, 2)].status == "illegal"
 
 
+def test_a_tile_taken_back_after_another_first_seen_with_it_is_a_take_back_not_a_disturbed_board():
+    """The 6-2 and 6-1 are first seen in one reading (a still moment missed between them) and
+    entered in a guessed order, 6-2 then 6-1. The 6-2 is then taken away: a take-back, with the
+    6-1 left as the round's play (fresh round seed4-15: the 14-4 taken back so was "missing",
+    seen later at its new place as "moved", and the 11-4 laid on it there was flagged)."""
+    tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
+    spinner, arm, second = _three()
+    first = _feed(tracker, [([spinner], [spinner]), ([spinner, arm, second], [spinner, arm, second])],
+                  pictures=True)
+    assert [e.tile for e in first if isinstance(e, TilePlayed)] == ["6-2", "6-1"]
+    events = _feed(tracker, [([spinner, second], [spinner, second])], repeat=8, pictures=True)
+    assert [(e.kind, getattr(e, "tile", None)) for e in events] == [("tile_taken_back", "6-2")] and events[0].was_legal
+    assert [p.tile for p in tracker.current.referee.plays] == [Tile(6, 1)]
+    assert Tile(6, 2) not in tracker.board
+
+
 def _arm_played_on_the_last_still_frame():
     """A tracker that played the `_three` arm on the last still frame before the next hand, the
     board left unsettled by a gap read as a tile (drawn on grainy table, so places have pictures)."""

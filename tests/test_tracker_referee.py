@@ -111,3 +111,41 @@ def test_a_replacement_that_breaks_a_later_play_changes_nothing():
     assert r.on_board(T("1-5")) and [p.tile for p in r.plays][-2:] == [T("1-5"), T("5-6")]
     assert r.replace(T("9-1"), T("9-2")) is None  # a set holds one 9-2, already played
     assert r.replace(T("9-1"), T("9-10")) is None  # no such tile in a double-9 set
+
+
+def _play_at(r, frame, tile, on):
+    v = r.judge(T(tile), T(on))
+    assert v.legal, v.error
+    r.accept(T(tile), v, frame, frame / 10)
+
+
+def test_a_play_entered_with_the_last_one_from_one_reading_can_be_taken_back_before_it():
+    """Two tiles first seen in one reading go in a guessed order; the one taken back may be the
+    first. The other stays, credited to the seat whose turn it then was."""
+    r = _ref(players=3, spinner_player=0)
+    _play_at(r, 10, "9-4", "9-9")  # player 1
+    _play_at(r, 20, "9-3", "9-9")  # both seen at frame 20: player 2 ...
+    _play_at(r, 20, "9-2", "9-9")  # ... and player 0
+    back = r.take_back_entered_with_last(T("9-3"))
+    assert back is not None and back.tile == T("9-3")
+    assert [(p.tile, p.player) for p in r.plays] == [(T("9-4"), 1), (T("9-2"), 2)]
+    assert r.turn == 0
+
+
+def test_a_play_followed_by_plays_from_later_readings_is_not_taken_back_out_of_turn():
+    r = _ref(players=3)
+    _play_at(r, 10, "9-4", "9-9")
+    _play_at(r, 20, "9-3", "9-9")
+    _play_at(r, 30, "9-2", "9-9")
+    assert r.take_back_entered_with_last(T("9-3")) is None
+    assert [p.tile for p in r.plays] == [T("9-4"), T("9-3"), T("9-2")]
+
+
+def test_a_play_with_a_tile_entered_on_it_is_not_taken_back_from_under_it():
+    r = _ref(players=3)
+    for tile in ("9-1", "9-2", "9-3", "9-4"):
+        _play_at(r, 10, tile, "9-9")
+    _play_at(r, 20, "4-0", "9-4")
+    _play_at(r, 20, "0-5", "4-0")
+    assert r.take_back_entered_with_last(T("4-0")) is None
+    assert [p.tile for p in r.plays][-2:] == [T("4-0"), T("0-5")]

@@ -259,6 +259,31 @@ class Referee:
         self.state = self._rebuild(None)
         return play
 
+    def take_back_entered_with_last(self, tile: Tile) -> SeenPlay | None:
+        """Undo the play of `tile`, which is not the last play, when every play after it was
+        entered at the same frame (the camera saw them in one reading, and their order was a
+        guess) and the round replays without it. Returns the play undone, or None with nothing
+        changed (plays after it from other frames, one of them laid on it, a pass noted among
+        them, or one of them illegal without it)."""
+        k = next((i for i, p in enumerate(self.plays) if p.tile == tile), None)
+        if k is None or k == len(self.plays) - 1:
+            return None
+        play, later = self.plays[k], self.plays[k + 1:]
+        if any(p.frame != play.frame or p.on == tile for p in later) or \
+                any(k < n <= len(self.plays) for n in self.passes):
+            return None
+        saved = [SeenPlay(**p.__dict__) for p in self.plays]
+        self.plays = self.plays[:k]
+        self.state = self._rebuild(None)
+        for p in later:
+            verdict = self.judge(p.tile, p.on, p.touching)
+            if not verdict.legal:
+                self.plays = saved
+                self.state = self._rebuild(None)
+                return None
+            self.accept(p.tile, verdict, p.frame, p.t, p.touching)
+        return play
+
     def note_pass(self, player: int | None = None) -> bool:
         """A player drew and passed (seen by a person, or inferred from the next hand's seat):
         the turn moves on past `player` (default: whoever's turn it is)."""

@@ -928,6 +928,14 @@ class Tracker:
                 del self.board[bt.tile]
             elif bt.status == "illegal" or self._is_last_play(bt):
                 events.extend(self._take_back(bt, obs))
+            elif bt.status == "legal" and self.current is not None and \
+                    (play := self.current.referee.take_back_entered_with_last(bt.tile)) is not None:
+                # two tiles first seen in one reading were entered in a guessed order, and the
+                # one taken back was entered first (seed4-15: a 14-4 taken back after an 11-3
+                # seen with it was "missing", and the 11-4 laid on its later place was flagged)
+                del self.board[bt.tile]
+                self._flag_views.pop(bt.tile, None)
+                events.append(TileTakenBack(obs.frame, obs.t, str(bt.tile), play.player, True))
             elif not bt.missing:
                 bt.missing = True
                 missing.append(str(bt.tile))
