@@ -91,6 +91,20 @@ def test_a_lamp_step_on_a_near_black_table_is_not_motion():
     assert gate.update(laid).moving
 
 
+def test_a_one_frame_lamp_flash_that_clips_the_tiles_to_white_is_not_motion():
+    """A lamp 20 % brighter for one frame clips tiles of 215-235 grey levels to white, and their
+    blurred rims rise by less than the light did: the gate once took every tile for moving, and a
+    planted play lying still across the flash was never read (development round seed0-17)."""
+    rng = np.random.default_rng(2)
+    img = np.clip(rng.normal(60, 12, (720, 1280, 3)), 0, 255).astype(np.uint8)
+    for x in range(100, 1200, 110):
+        cv2.rectangle(img, (x, 300), (x + 40, 380), (232, 232, 232), -1)  # tiles a flash clips
+    gate = MotionGate()
+    gate.update(img)
+    flash = cv2.convertScaleAbs(img, alpha=1.2)
+    assert not gate.update(flash).moving and not gate.update(img).moving
+
+
 def test_a_new_tile_makes_the_picture_differ_from_the_settled_one(filmed):
     plan, frames = filmed
     first_play = next(e for e in plan.events if e.kind == "play")
