@@ -882,13 +882,19 @@ class Tracker:
         reading another tile there means the play was that tile misread (a 9-1 taken for 9-9),
         and it is taken back for the tile there to be played. A closer look that reads no tile
         at its place says nothing against a place that looks unchanged: the next tile laid end
-        to end with like pips can make even the closer look box the pair across their seam."""
+        to end with like pips can make even the closer look box the pair across their seam.
+        That does not hold for a double, which may be such a box itself."""
         if not any(self._unchanged(bt, o) for o in recent):
             return False
         looks = self._closer_looks(bt.pose)
         if not looks:
             return True
         top = self.config.set_max
+        if bt.tile.is_double:
+            # a double is often a box across the seam of two like ends (a 9-1 laid on a 9-4 read
+            # 9-9): one the reader lost is kept only where a closer look reads it there again
+            return bool(self._found_in_every_look(
+                looks, lambda p: identity(p, top) == bt.tile and at_place_of(p, bt.pose)))
         return not self._found_in_every_look(
             looks, lambda p: identity(p, top) != bt.tile and at_place_of(p, bt.pose))
 
