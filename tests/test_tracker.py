@@ -732,6 +732,20 @@ def test_the_last_play_lost_by_the_reader_and_read_as_no_tile_on_a_closer_look_s
     assert Tile(6, 2) in tracker.board and tracker.state.plays == 2
 
 
+def test_a_lost_last_play_that_is_a_double_goes_unless_a_closer_look_reads_it_again():
+    """A double is often a box across the seam of two like ends (a 9-1 laid on a 9-4 read 9-9,
+    which then waited for toes and flagged eleven plays, development round seed0-29): a closer
+    look that finds no tile at its place does not keep it, as it keeps a lost non-double."""
+    tracker, _ = _double_across_the_arm_read_as((2, 2))
+    assert tracker.board[Tile(2, 2)].status == "legal"
+    spinner, arm, second, left, below, _ = _cross_of_arms()
+    arms = [spinner, arm, second, left, below]
+    double = _tile_at(300, 160, (2, 2), vertical=False)
+    toe = _tile_at(300, 100, (3, 2))
+    events = _feed(tracker, [(arms + [toe], arms + [double, toe])], pictures=True, closer=arms + [toe])
+    assert ("tile_taken_back", "2-2") in [(e.kind, getattr(e, "tile", None)) for e in events]
+
+
 def _arm_read_unsure(read, closer_reads, closer_second=()):
     """The `_three` arm (a 6-2) read as `read` with 6-2 as likely, and read closer as
     `closer_reads`: the tracker and the play events."""
