@@ -73,8 +73,8 @@ def test_a_still_board_on_a_near_black_table_is_not_motion():
 def test_a_lamp_step_on_a_near_black_table_is_not_motion():
     """On a near-black cloth the picture's median is the cloth's noise: two frames a lamp 0.4 %
     apart had medians of 8.5 and 9.4 grey levels, and dividing by them made every tile "move" by
-    10 %. A planted play lying still for a dozen frames was never read twice in a row (fresh rounds
-    seed3-21 and seed4-26). The step is now measured on the lit pixels."""
+    10 %. A planted play lying still for a dozen frames was never read twice in a row (fresh round
+    seed3-21). The step is now measured on the lit pixels."""
     rng = np.random.default_rng(1)
     frames = []
     for low in (4, 5, 4, 5):  # the cloth's noise, a grey level darker or lighter from frame to frame
