@@ -9,8 +9,9 @@ the tracker asks of every frame:
 * has anything changed since the board was last read? compare with the thumbnail
   taken when the tracker last settled; when nothing has, the last reading stands.
 
-Thumbnails are divided by their own median brightness and compared pixel by pixel in
-relative terms, so a lamp flickering or the camera's auto-exposure stepping does not
+Thumbnails are compared pixel by pixel in relative terms after scaling one by the
+light's step between them (measured on the lit pixels, or from the two medians when few
+are lit), so a lamp flickering or the camera's auto-exposure stepping does not
 count as motion; pixels near white in
 both pictures are left out of the comparison, since a brighter frame clips white
 tiles by different amounts than it brightens the table (a pixel white in one picture
@@ -75,7 +76,7 @@ class MotionGate:
         self._ref_level = 1.0
 
     def thumbnail(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
-        """(brightness-normalised grey thumbnail, mask of near-white pixels, median grey level)."""
+        """(grey thumbnail, mask of near-white pixels, median grey level)."""
         h, w = frame.shape[:2]
         grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         # shrink by a whole factor (about thumb_width wide): the last few rows and columns are
@@ -90,7 +91,7 @@ class MotionGate:
         # whole grey levels stepped between 5 and 6 with no change in the light, a 20 % step that
         # made every white tile "move" and kept the tracker from reading a still board
         level = max(float(np.median(small)), 1.0)
-        return small / level, small >= NEAR_WHITE, level
+        return small, small >= NEAR_WHITE, level
 
     def _share(self, a: tuple, b: tuple) -> tuple[float, np.ndarray]:
         """Share of pixels that differ between two thumbnails (pixels near white in both left out:
@@ -98,7 +99,7 @@ class MotionGate:
         # the light's step between the two pictures, measured on pixels bright enough to show it:
         # on a near-black table the medians are the cloth's noise (8.5 and 9.4 grey levels for a
         # lamp 0.4 % brighter), and every tile "moved" by the 10 % between them
-        ga, gb = a[0] * a[2], b[0] * b[2]  # grey levels
+        ga, gb = a[0], b[0]
         lit = (ga > LIT_GREY) & (gb > LIT_GREY) & ~(a[1] | b[1])
         gain = float(np.median(gb[lit] / ga[lit])) if lit.mean() > LIT_SHARE else b[2] / a[2]
         ga = ga * gain
