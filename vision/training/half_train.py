@@ -15,37 +15,42 @@ from typing import Callable
 
 import numpy as np
 
-from ..halfreader import CLASSES, HALF_H, HALF_W, to_tensor
+from ..halfreader import CLASSES, HALF_H, HALF_W
 
 
-def make_model():
+def make_model(width: int = 16):
+    """`width` channels in the first block, doubled twice; 16 is the committed reader."""
     import torch.nn as nn
+
+    w1, w2, w3 = width, 2 * width, 4 * width
 
     def block(i: int, o: int) -> nn.Module:
         return nn.Sequential(nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True))
 
     return nn.Sequential(
-        block(3, 16), block(16, 16), nn.MaxPool2d(2),
-        block(16, 32), block(32, 32), nn.MaxPool2d(2),
-        block(32, 64), block(64, 64), nn.AdaptiveAvgPool2d((3, 2)),  # 9x8 -> 3x2: whole cells, exportable
-        nn.Flatten(), nn.Dropout(0.2), nn.Linear(64 * 6, 128), nn.ReLU(inplace=True), nn.Linear(128, CLASSES),
+        block(3, w1), block(w1, w1), nn.MaxPool2d(2),
+        block(w1, w2), block(w2, w2), nn.MaxPool2d(2),
+        block(w2, w3), block(w3, w3), nn.AdaptiveAvgPool2d((3, 2)),  # 9x8 -> 3x2: whole cells, exportable
+        nn.Flatten(), nn.Dropout(0.2), nn.Linear(w3 * 6, 128), nn.ReLU(inplace=True), nn.Linear(128, CLASSES),
     )
 
 
 def _augment(x, gen):
+    """The random draws come from `gen` on the CPU whatever device `x` is on, so a run is the
+    same augmentation on a GPU as on a CPU."""
     import torch
 
-    n = x.shape[0]
+    n, dev = x.shape[0], x.device
     # colour: shuffle channels for half the batch, then brightness / contrast
-    perm = torch.stack([torch.randperm(3, generator=gen) for _ in range(n)])
+    perm = torch.argsort(torch.rand(n, 3, generator=gen), dim=1)
     swap = torch.rand(n, generator=gen) < 0.5
-    idx = torch.where(swap[:, None], perm, torch.arange(3).expand(n, 3))
+    idx = torch.where(swap[:, None], perm, torch.arange(3).expand(n, 3)).to(dev)
     x = torch.gather(x, 1, idx[:, :, None, None].expand_as(x))
-    gain = 1 + (torch.rand(n, 1, 1, 1, generator=gen) - 0.5) * 0.5
-    bias = (torch.rand(n, 1, 1, 1, generator=gen) - 0.5) * 0.2
+    gain = 1 + (torch.rand(n, 1, 1, 1, generator=gen).to(dev) - 0.5) * 0.5
+    bias = (torch.rand(n, 1, 1, 1, generator=gen).to(dev) - 0.5) * 0.2
     mean = x.mean((1, 2, 3), keepdim=True)
     x = ((x - mean) * gain + mean + bias).clamp(0, 1)
-    flip = torch.rand(n, generator=gen) < 0.5
+    flip = (torch.rand(n, generator=gen) < 0.5).to(dev)
     x = torch.where(flip[:, None, None, None], x.flip(3), x)
     # shift by up to 2 px
     dx, dy = (int(v) for v in torch.randint(-2, 3, (2,), generator=gen))
@@ -53,25 +58,35 @@ def _augment(x, gen):
     return x
 
 
-def evaluate(model, x: np.ndarray, y: np.ndarray, batch: int = 1024) -> float:
+def _batch(x: np.ndarray, device) -> "torch.Tensor":
+    """`to_tensor` on `device`: uint8 moves there (a quarter of the bytes), then is converted."""
+    import torch
+
+    t = torch.from_numpy(np.ascontiguousarray(x)).to(device, non_blocking=True)
+    return t.flip(-1).permute(0, 3, 1, 2).float().div_(255.0)
+
+
+def evaluate(model, x: np.ndarray, y: np.ndarray, batch: int = 1024, device="cpu") -> float:
     import torch
 
     model.eval()
     right = 0
     with torch.no_grad():
         for i in range(0, len(y), batch):
-            logits = model(torch.from_numpy(to_tensor(x[i:i + batch])))
-            right += int((logits.argmax(1).numpy() == y[i:i + batch]).sum())
+            logits = model(_batch(x[i:i + batch], device))
+            right += int((logits.argmax(1).cpu().numpy() == y[i:i + batch]).sum())
     return right / max(len(y), 1)
 
 
 def train_half_reader(data: Path, out: Path, hours: float = 0.5, batch: int = 256, lr: float = 3e-3,
-                      seed: int = 0, log: Callable[[str], None] = print) -> dict:
+                      seed: int = 0, log: Callable[[str], None] = print, width: int = 16) -> dict:
     """Train for `hours` of wall clock (the learning rate follows a cosine over that time),
-    keep the weights with the best validation accuracy, export `out` (ONNX, dynamic batch)."""
+    keep the weights with the best validation accuracy, export `out` (ONNX, dynamic batch).
+    Runs on the GPU when torch sees one."""
     import torch
     import torch.nn.functional as F
 
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
     tr = np.load(data / "train.npz")
@@ -83,7 +98,8 @@ def train_half_reader(data: Path, out: Path, hours: float = 0.5, batch: int = 25
     counts = np.bincount(yt, minlength=CLASSES).astype(np.float64)
     weights = torch.tensor(1.0 / np.sqrt(np.maximum(counts, 1.0)), dtype=torch.float32)
     weights *= CLASSES / weights.sum()
-    model = make_model()
+    weights = weights.to(device)
+    model = make_model(width).to(device)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     budget = hours * 3600
     t0 = time.perf_counter()
@@ -100,8 +116,8 @@ def train_half_reader(data: Path, out: Path, hours: float = 0.5, batch: int = 25
             for g in opt.param_groups:
                 g["lr"] = lr * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * frac)))
             sel = order[i:i + batch]
-            xb = _augment(torch.from_numpy(to_tensor(xt[sel])), gen)
-            yb = torch.from_numpy(yt[sel])
+            xb = _augment(_batch(xt[sel], device), gen)
+            yb = torch.from_numpy(yt[sel]).to(device)
             loss = F.cross_entropy(model(xb), yb, weight=weights, label_smoothing=0.05)
             opt.zero_grad()
             loss.backward()
@@ -111,7 +127,7 @@ def train_half_reader(data: Path, out: Path, hours: float = 0.5, batch: int = 25
             if time.perf_counter() - t0 >= budget:
                 break
         epoch += 1
-        acc = evaluate(model, xv, yv)
+        acc = evaluate(model, xv, yv, device=device)
         history.append({"epoch": epoch, "loss": round(loss_sum / max(seen, 1), 4), "val_acc": round(acc, 4),
                         "minutes": round((time.perf_counter() - t0) / 60, 1)})
         log(f"half reader epoch {epoch}: loss {loss_sum / max(seen, 1):.4f}, val accuracy {acc:.4f}")
@@ -119,8 +135,7 @@ def train_half_reader(data: Path, out: Path, hours: float = 0.5, batch: int = 25
             best = (acc, {k: v.detach().clone() for k, v in model.state_dict().items()})
     if best[1] is not None:
         model.load_state_dict(best[1])
-    import torch
-
+    model = model.cpu()
     torch.save(model.state_dict(), data / "half_reader.pt")  # kept beside the samples in case the export fails
     export_half_reader(model, out)
     return {"epochs": epoch, "val_acc": best[0], "history": history, "train": int(len(yt)), "val": int(len(yv))}
