@@ -33,3 +33,19 @@ def test_a_silly_worker_count_is_a_clear_error():
     args = p.parse_args(["eval-tracking", "--rounds", "1", "--workers", "0"])
     with pytest.raises(UserError, match="workers"):
         args.func(args)
+
+
+def test_only_tracks_the_named_rounds_of_the_seed(capsys):
+    both = _run(capsys, "--rounds", "3", "--seed", "4", "--json")
+    first, last = (_run(capsys, "--rounds", "3", "--seed", "4", "--json", "--only", k) for k in ("0", "2"))
+    two = _run(capsys, "--rounds", "3", "--seed", "4", "--json", "--only", "0,2")
+    assert 0 < first["true_plays"] < both["true_plays"]
+    assert two["true_plays"] == first["true_plays"] + last["true_plays"] < both["true_plays"]
+
+
+def test_a_round_list_that_is_not_numbers_is_a_clear_error(capsys):
+    p = argparse.ArgumentParser(prog="chickenfoot")
+    eval_tracking.register(p.add_subparsers(dest="command"))
+    with pytest.raises(SystemExit):
+        p.parse_args(["eval-tracking", "--only", "ten"])
+    assert "round numbers" in capsys.readouterr().err

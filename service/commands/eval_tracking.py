@@ -44,6 +44,16 @@ def _sets(text: str) -> list[int]:
     return sets
 
 
+def _indices(text: str) -> set[int]:
+    try:
+        out = {int(v) for v in text.split(",") if v.strip()}
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected round numbers like 10,27, not {text!r}") from None
+    if not out or min(out) < 0:
+        raise argparse.ArgumentTypeError(f"expected round numbers like 10,27, not {text!r}")
+    return out
+
+
 def register(sub) -> None:
     p = sub.add_parser("eval-tracking", help="measure the live-game tracker on rendered game sequences")
     p.add_argument("--rounds", type=int, default=50, help="rounds to render and track (default 50)")
@@ -65,6 +75,8 @@ def register(sub) -> None:
     p.add_argument("--workers", type=int, default=1,
                    help="rounds tracked side by side in this many processes (default 1; the frames-per-second "
                         "figure is then shared between them: use --speed for speed)")
+    p.add_argument("--only", type=_indices, default=None, metavar="K,K,...",
+                   help="track only these rounds of the --rounds (by index: 10,27 are seedS-10 and seedS-27)")
     p.add_argument("--examples", action="store_true", help="also print up to 20 examples of each kind of error")
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     p.set_defaults(func=run)
@@ -90,7 +102,9 @@ def _plans(args):
         folders = sorted(p for p in Path(args.folder).iterdir() if (p / "truth.json").is_file())
         if not folders:
             raise UserError(f"{args.folder}: no sequences (folders with truth.json) here")
-        for f in folders[: args.rounds]:
+        for i, f in enumerate(folders[: args.rounds]):
+            if args.only is not None and i not in args.only:
+                continue
             try:
                 plan = load_sequence(f)
             except ValueError as exc:
@@ -100,6 +114,8 @@ def _plans(args):
             yield plan
         return
     for i in range(args.rounds):
+        if args.only is not None and i not in args.only:
+            continue
         plan = plan_sequence(sequence_rng(args.seed, i), args.size, args.sets[i % len(args.sets)])
         plan.meta["name"] = f"seed{args.seed}-{i}"
         yield plan
