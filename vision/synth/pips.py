@@ -9,6 +9,9 @@ set: the pip *detector* downstream counts dots and does not care which is right.
 """
 from __future__ import annotations
 
+import math
+from functools import lru_cache
+
 MAX_PIPS = 18
 
 _L3 = (0.0, 0.5, 1.0)
@@ -83,6 +86,20 @@ def pip_layout(n: int, style: str = "piecepackr", transpose: bool = False) -> li
     if transpose and n in (6, 7, 8):
         pts = [(v, u) for u, v in pts]
     return pts
+
+
+MAX_FILL = 0.72
+"""Largest pip diameter as a share of the distance between neighbouring pip centres. Physical
+sets leave a clear gap between pips, also on their dense 10-18 faces; with the largest margins
+and pip scales the renderer drew them touching, so three columns of an 11 merged into three
+bars that read as a 12 to any eye (the 11-11 spinner of rendered round seed5-10)."""
+
+
+@lru_cache(maxsize=None)
+def nearest_pip_distance(n: int, style: str = "piecepackr", transpose: bool = False) -> float:
+    """Smallest distance between two pip centres of value n, in the unit square (1.0 for 0-1)."""
+    pts = pip_layout(n, style, transpose)
+    return min((math.dist(a, b) for i, a in enumerate(pts) for b in pts[i + 1:]), default=1.0)
 
 
 def pip_radius_factor(n: int) -> float:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from .pips import pip_layout, pip_radius_factor
+from .pips import MAX_FILL, nearest_pip_distance, pip_layout, pip_radius_factor
 
 SS = 2  # supersampling factor
 
@@ -213,6 +213,8 @@ def draw_tile(style: TileStyle, a: int, b: int, w: int, rng: np.random.Generator
             y_off = 0.0 if hi == 0 else half + bar_t / 2
             y_off += (half - bar_t / 2 - side) / 2
             r = pip_radius_factor(value) * style.pip_scale * side
+            r = min(r, 0.5 * MAX_FILL * nearest_pip_distance(value, style.layout_style, style.transpose)
+                    * (side - 2 * m))
             colour = np.array(style.pip_colours[value], np.float32)
             for u, v in pip_layout(value, style.layout_style, style.transpose):
                 if hi == 1:  # the bottom half is the top half turned 180 degrees
