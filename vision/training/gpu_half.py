@@ -35,6 +35,30 @@ def render_big_sets(work: Path, workers: int, seed: int, scale: float = 1.0) -> 
     return dirs
 
 
+def train_gpu_half(work: Path, out: Path, hours: float, *, hands: int = 4000, tables: int = 2000, seed: int = 71,
+                   versions: int = 3, batch: int = 1024, lr: float = 4e-3, width: int = 16, big_scale: float = 1.0,
+                   workers: int | None = None, deadline_s: float | None = None, log=print) -> dict:
+    """Render (what is not under `work` yet), cut the ends, train for `hours` and export `out`
+    (the half reader's ONNX file); returns the training summary. With `deadline_s`, training
+    instead gets what is left of that many seconds, less 40 for the export (one lent call)."""
+    from .gpu_detector import render
+    from .half_data import build_half_dataset
+    from .half_train import train_half_reader
+
+    t0 = time.perf_counter()
+    workers = workers or os.cpu_count() or 2
+    render(work, hands, tables, workers, seed, (0.94 * 640, 1.72 * 640), 640, 2)
+    dirs = [work / "hand" / "scenes", work / "table" / "scenes", *render_big_sets(work, workers, seed + 10, big_scale)]
+    log(f"rendered ({time.perf_counter() - t0:.0f} s)")
+    halves = work / "halves"
+    if not (halves / "val.npz").exists():
+        counts = build_half_dataset(dirs, halves, versions=versions, workers=workers, seed=seed)
+        log(f"half samples {counts} ({time.perf_counter() - t0:.0f} s)")
+    if deadline_s is not None:
+        hours = max(0.01, (deadline_s - (time.perf_counter() - t0) - 40) / 3600)
+    return train_half_reader(halves, out, hours=hours, batch=batch, lr=lr, width=width, log=log)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True)
@@ -51,24 +75,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     args = ap.parse_args(argv)
 
-    from .gpu_detector import render
-    from .half_data import build_half_dataset
-    from .half_train import train_half_reader
-
     t0 = time.perf_counter()
-    out, work = Path(args.out), Path(args.work)
+    out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    render(work, args.hands, args.tables, args.workers, args.seed, (0.94 * 640, 1.72 * 640), 640, 2)
-    dirs = [work / "hand" / "scenes", work / "table" / "scenes", *render_big_sets(work, args.workers, args.seed + 10,
-                                                                                      args.big_scale)]
-    print(f"rendered ({time.perf_counter() - t0:.0f} s)", flush=True)
-    halves = work / "halves"
-    if not (halves / "val.npz").exists():
-        counts = build_half_dataset(dirs, halves, versions=args.versions, workers=args.workers, seed=args.seed)
-        print(f"half samples {counts} ({time.perf_counter() - t0:.0f} s)", flush=True)
-    hours = max(0.01, (args.deadline - (time.perf_counter() - t0) - 40) / 3600)
-    res = train_half_reader(halves, out / "half_reader.onnx", hours=hours, batch=args.batch, lr=args.lr,
-                            width=args.width, log=lambda m: print(m, flush=True))
+    res = train_gpu_half(Path(args.work), out / "half_reader.onnx", 0.0, deadline_s=args.deadline, hands=args.hands, tables=args.tables,
+                         seed=args.seed, versions=args.versions, batch=args.batch, lr=args.lr, width=args.width,
+                         big_scale=args.big_scale, workers=args.workers, log=lambda m: print(m, flush=True))
     res.update(seconds=round(time.perf_counter() - t0), args=vars(args))
     (out / "half_summary.json").write_text(json.dumps(res, indent=1))
     print("done", flush=True)
