@@ -1,0 +1,56 @@
+"""Copies of labelled photos shrunk so their median tile is L px long, to measure small tiles on
+real pixels (the dev photos are close-ups; a table photo or a webcam frame shows tiles of 30-60 px).
+
+    python scripts/shrink_real.py ../shared/data/real --lengths 30 40 55 --out /tmp/shrunk
+    chickenfoot eval /tmp/shrunk/30 --labels ../shared/data/real/labels.json --only photos
+
+The scale comes from the committed models' own boxes on the full-size photo (the labels give no
+positions). Nothing is written inside the repository unless --out points there: the photos are
+not ours to redistribute.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+from pathlib import Path
+
+import cv2
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("root", type=Path, help="folder the labels' paths are relative to")
+    ap.add_argument("--labels", type=Path, help="labels.json (default: ROOT/labels.json)")
+    ap.add_argument("--lengths", type=int, nargs="+", default=[30, 40, 55])
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--only", default="photos/", help="label keys starting with this")
+    args = ap.parse_args()
+
+    from vision.imageio import load_image
+    from vision.recognize import Recognizer
+    from vision.types import tile_length
+
+    labels = json.loads((args.labels or args.root / "labels.json").read_text())
+    rec = Recognizer()
+    for key in labels:
+        if not key.startswith(args.only):
+            continue
+        img = load_image(str(args.root / key))
+        found = rec.recognize_loaded(img).tiles
+        if not found:
+            print(f"{key}: no tile found, skipped")
+            continue
+        median = statistics.median(tile_length(t.corners) for t in found)
+        for length in args.lengths:
+            f = length / median
+            size = (max(8, round(img.bgr.shape[1] * f)), max(8, round(img.bgr.shape[0] * f)))
+            out = args.out / str(length) / key
+            out.parent.mkdir(parents=True, exist_ok=True)
+            cv2.imwrite(str(out), cv2.resize(img.bgr, size, interpolation=cv2.INTER_AREA),
+                        [cv2.IMWRITE_JPEG_QUALITY, 95] if out.suffix.lower() in (".jpg", ".jpeg") else [])
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
