@@ -6,8 +6,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.halfreader import (CLASSES, HALF_H, HALF_W, ClassifiedHalf, classified_reading, disputed_ends,
-                               half_inputs, pattern_checked, second_look_checked)
+from vision.halfreader import (CLASSES, HALF_H, HALF_W, ClassifiedHalf, bar_checked, classified_reading,
+                               disputed_ends, half_inputs, pattern_checked, second_look_checked)
 from vision.pipreader import HalfReading, TileReading, colour_distance_view
 from vision.rectify import CROP_L, CROP_W
 from vision.recognize import looks_face_down
@@ -105,6 +105,44 @@ def test_the_classifier_adds_no_dot_the_pip_detector_did_not_see():
 def test_an_unsure_classifier_or_a_smaller_value_leaves_the_dot_count():
     assert pattern_checked(_faint_twelve(), _sure_of(12, 6, p=0.6), set_max=12, conf=0.5).pips == (7, 6)
     assert pattern_checked(_faint_twelve(), _sure_of(5, 4), set_max=12, conf=0.5).pips == (7, 6)
+
+
+def _pair_of_pips_taken_for_the_divider() -> TileReading:
+    """A 5-2 whose 5's lower pair was taken for a faint divider: both dropped, read 3-2; the
+    reading that counts them and splits at the widest gap is kept beside it."""
+    reading = _reading(3, 2)
+    reading.without_bar = TileReading((HalfReading(5, [0.85] * 5, 0.8), HalfReading(2, [0.85] * 2, 0.8)), [], None)
+    return reading
+
+
+def test_two_pips_taken_for_the_divider_are_counted_where_the_classifier_reads_both_ends_so():
+    assert bar_checked(_pair_of_pips_taken_for_the_divider(), _sure_of(5, 2), set_max=6).pips == (5, 2)
+
+
+def test_the_divider_found_stands_where_the_classifier_agrees_with_it_or_is_unsure():
+    reading = _pair_of_pips_taken_for_the_divider()
+    assert bar_checked(reading, _sure_of(3, 2), set_max=6) is reading  # the dots on it were its rounded ends
+    assert bar_checked(reading, _sure_of(5, 2, p=0.4), set_max=6) is reading  # 0.67 among 0-6
+    assert bar_checked(reading, _sure_of(5, 1), set_max=6) is reading  # agrees with neither: no change
+    assert bar_checked(_reading(3, 2), _sure_of(5, 2), set_max=6).pips == (3, 2)  # no dot lay on the bar
+
+
+def test_a_pair_of_big_pips_across_a_faint_divider_reads_as_the_5_it_belongs_to():
+    """Rendered round seed6-28, frame 100: a pink 5-2, 110 px long, black pips, a thin grey divider
+    that the bar finder missed in favour of the 5's lower pair (read 3-2 before, in every frame)."""
+    import cv2
+
+    from vision.imageio import load_image
+    from vision.recognize import get_recognizer
+    from vision.synth.sequence import plan_sequence, render_frame, sequence_rng
+
+    plan = plan_sequence(sequence_rng(6, 28), (1280, 720), 6)
+    frame = plan.frames[100]
+    tile = next(t for t in plan.tiles if t.name == "5-2" and t.id in frame.tiles)
+    centre = plan.image_corners(tile.id, frame.camera).mean(0)
+    rec = get_recognizer().recognize_loaded(load_image(cv2.imencode(".png", render_frame(plan, 100))[1].tobytes(), name="frame.png"), 6)
+    near = [t for t in rec.tiles if np.linalg.norm(t.corners.mean(0) - centre) < 20]
+    assert [tuple(sorted(t.pips)) for t in near] == [(2, 5)]
 
 
 def _blind_two_and_nine() -> TileReading:

@@ -112,6 +112,26 @@ PATTERN_ADD_COST = 0.3
 """How far under the dot threshold the dots the classifier's value needs may be (as for parity)."""
 
 
+def bar_checked(reading: Any, probs: np.ndarray, set_max: int | None) -> Any:
+    """`reading`, or its `without_bar` alternative where the classifier is sure of both ends
+    and agrees with the alternative on both, and not with the reading.
+
+    With a faint divider, the one row near the middle that runs across the face may be a pair of
+    big pips side by side (the lower pair of a 5, the upper pair of a 4's half); taken for the
+    divider, both dots were dropped as its rounded ends and the halves split there, so a 5-2 read
+    3-2 and a 4-1 read 1-2 (rendered round seed6-28, 110-px tiles with a thin grey divider). A
+    bar's rounded ends look the same to the dot detector, so the geometry cannot decide; the
+    classifier, which reads each end's whole pattern, can, where it is sure of both."""
+    alt = getattr(reading, "without_bar", None)
+    if alt is None:
+        return reading
+    ends = [_classified(probs[end], set_max, None) for end in (0, 1)]
+    if any(c.confidence < PATTERN_SURE for c in ends):
+        return reading
+    says = tuple(c.count for c in ends)
+    return alt if alt.pips == says != reading.pips else reading
+
+
 def pattern_checked(reading: Any, probs: np.ndarray, set_max: int | None, conf: float) -> Any:
     """`reading` (a large tile's dot count) with an end the dots leave open taken from the
     classifier: where it is sure of a larger value and the dots that value needs are there,

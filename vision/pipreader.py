@@ -46,6 +46,9 @@ class TileReading:
     halves: tuple[HalfReading, HalfReading]
     points: list[tuple[float, float, float, int]]  # crop-space x, y, score, half
     bar: tuple[float, float] | None = None  # the divider's (row, thickness) in the crop, if seen
+    without_bar: "TileReading | None" = None
+    """Where one or two dots lay on the divider found: the reading that counts them and splits
+    the halves at the widest gap instead (the "divider" may have been a pair of big pips)."""
 
     @property
     def pips(self) -> tuple[int, int]:
@@ -138,19 +141,30 @@ class PipReader:
                 if np.any(np.abs(strong[:, 1] - xy[k, 1]) < ROW_TOLERANCE * CROP_L):
                     inside[k] = True
         xy, s = xy[inside], s[inside]
+        without_bar = None
         if bar is not None:
             centre, thick = bar
             off_bar = np.abs(xy[:, 1] - centre) > thick / 2 + 0.02 * CROP_L
-            if int(((~off_bar) & (s >= self.conf)).sum()) >= PIP_ROW_ON_BAR:
+            on_bar = int(((~off_bar) & (s >= self.conf)).sum())
+            if on_bar >= PIP_ROW_ON_BAR:
                 # a row of big pips touching each other looks like a bar (a face whose divider
                 # is faint); the bar's rounded ends look like two dots at most
                 bar = None
+            elif on_bar:
+                # ...but two dots on it may also be a pair of big pips (the lower pair of a 5)
+                # taken for a faint divider: the reading that counts them is kept beside, for
+                # the half reader to choose (`halfreader.bar_checked`)
+                without_bar = self._count(xy, s, _split_row(xy[s >= self.conf, 1]), None)
         if bar is not None:
             # the bar's rounded ends look like dots; nothing real lies on the bar
-            xy, s = xy[off_bar], s[off_bar]
-            split = centre
+            reading = self._count(xy[off_bar], s[off_bar], centre, bar)
         else:
-            split = _split_row(xy[s >= self.conf, 1])
+            reading = self._count(xy, s, _split_row(xy[s >= self.conf, 1]), None)
+        reading.without_bar = without_bar
+        return reading
+
+    def _count(self, xy: np.ndarray, s: np.ndarray, split: float, bar: tuple[float, float] | None) -> TileReading:
+        """The reading of dots at `xy` (scores `s`) split into halves at row `split`."""
         half = (xy[:, 1] >= split).astype(int)
         halves = []
         counted: list[int] = []

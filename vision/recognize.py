@@ -10,8 +10,8 @@ from pathlib import Path
 from .correct import apply_rules, second_readings, drop_duplicate_boxes, drop_overlapping_boxes, infer_set_max
 from .detector import CLASS_BACK, TileDetector
 from .imageio import LoadedImage, load_image
-from .halfreader import (SMALL_TILE_PX, HalfReader, classified_reading, disputed_ends, pattern_checked,
-                         second_look_checked)
+from .halfreader import (SMALL_TILE_PX, HalfReader, bar_checked, classified_reading, disputed_ends,
+                         pattern_checked, second_look_checked)
 from .pipreader import PipReader, TileReading, colour_distance_view, find_bar
 from .rectify import rectify_tile
 from .types import Recognition, TileDetection, tile_length
@@ -130,6 +130,7 @@ class Recognizer:
                 readings[i] = classified_reading(readings[i], p, set_max, bars[i])
             large_probs = dict(zip(large, probs[len(small):]))
             for i in large:
+                readings[i] = bar_checked(readings[i], large_probs[i], set_max)
                 readings[i] = pattern_checked(readings[i], large_probs[i], set_max, self.pips.conf)
             # ends still disputed may hold pips of a colour the dot detector is blind to
             disputed = [i for i in large if disputed_ends(readings[i], large_probs[i], set_max)]
