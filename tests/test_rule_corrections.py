@@ -244,3 +244,35 @@ def test_a_dimpled_back_the_half_reader_takes_for_one_one_stays_a_back():
     for seed in range(4):
         crop = _rendered_crop(0, 0, seed, face_down=True, pattern="dimples")
         assert not looks_a_face_by_pattern(_classified_ends(1, 0.93), crop)
+
+
+def _classified_pair(a: int, b: int, p0: float):
+    from vision.halfreader import CLASSES, ClassifiedHalf
+
+    def end(value: int) -> ClassifiedHalf:
+        p = np.full(CLASSES, (1 - p0) / (CLASSES - 1))
+        p[value] = p0
+        return ClassifiedHalf(value, p, 0)
+
+    return TileReading((end(a), end(b)), [], None)
+
+
+def test_a_small_blank_looking_box_with_one_blank_end_is_the_face_the_half_reader_is_sure_of():
+    """A 43-px 15-0 whose pale 15 showed the dot detector nothing (rendered round seed6-23): a face,
+    since a fainter look finds its divider; both ends blank stays the double blank's own test."""
+    from vision.recognize import looks_a_face_by_pattern
+
+    for seed in range(4):
+        crop = _rendered_crop(6, 6, seed, bar_rgb=(206, 196, 190))
+        assert looks_a_face_by_pattern(_classified_pair(15, 0, 0.95), crop)
+        assert not looks_a_face_by_pattern(_classified_pair(0, 0, 0.95), crop)
+        assert not looks_a_face_by_pattern(_classified_pair(15, 0, 0.8), crop)  # not sure enough
+
+
+def test_a_back_the_half_reader_takes_for_a_face_with_one_blank_end_stays_a_back():
+    from vision.recognize import looks_a_face_by_pattern
+
+    for seed, pattern in enumerate(["plain", "ring", "dimples", "stripe"] * 2):
+        crop = _rendered_crop(0, 0, seed, face_down=True, pattern=pattern)
+        for a, b in ((1, 0), (0, 1), (15, 0)):
+            assert not looks_a_face_by_pattern(_classified_pair(a, b, 0.95), crop), (seed, pattern, a, b)
