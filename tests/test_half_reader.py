@@ -140,7 +140,8 @@ def test_a_pair_of_big_pips_across_a_faint_divider_reads_as_the_5_it_belongs_to(
     frame = plan.frames[100]
     tile = next(t for t in plan.tiles if t.name == "5-2" and t.id in frame.tiles)
     centre = plan.image_corners(tile.id, frame.camera).mean(0)
-    rec = get_recognizer().recognize_loaded(load_image(cv2.imencode(".png", render_frame(plan, 100))[1].tobytes(), name="frame.png"), 6)
+    png = cv2.imencode(".png", render_frame(plan, 100))[1].tobytes()
+    rec = get_recognizer().recognize_loaded(load_image(png, name="frame.png"), 6)
     near = [t for t in rec.tiles if np.linalg.norm(t.corners.mean(0) - centre) < 20]
     assert [tuple(sorted(t.pips)) for t in near] == [(2, 5)]
 

@@ -78,9 +78,9 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    res = train_gpu_half(Path(args.work), out / "half_reader.onnx", 0.0, deadline_s=args.deadline, hands=args.hands, tables=args.tables,
-                         seed=args.seed, versions=args.versions, batch=args.batch, lr=args.lr, width=args.width,
-                         big_scale=args.big_scale, workers=args.workers, log=lambda m: print(m, flush=True))
+    res = train_gpu_half(Path(args.work), out / "half_reader.onnx", 0.0, deadline_s=args.deadline, hands=args.hands,
+                         tables=args.tables, seed=args.seed, versions=args.versions, batch=args.batch, lr=args.lr,
+                         width=args.width, big_scale=args.big_scale, workers=args.workers, log=lambda m: print(m, flush=True))
     res.update(seconds=round(time.perf_counter() - t0), args=vars(args))
     (out / "half_summary.json").write_text(json.dumps(res, indent=1))
     print("done", flush=True)
