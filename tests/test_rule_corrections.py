@@ -218,11 +218,7 @@ def test_a_small_blank_box_is_the_double_blank_only_when_the_half_reader_is_sure
 
 
 def _classified_ends(value: int, p0: float):
-    from vision.halfreader import CLASSES, ClassifiedHalf
-
-    p = np.full(CLASSES, (1 - p0) / (CLASSES - 1))
-    p[value] = p0
-    return TileReading((ClassifiedHalf(value, p, 0), ClassifiedHalf(value, p.copy(), 0)), [], None)
+    return _classified_pair(value, value, p0)
 
 
 def test_a_small_blank_looking_box_is_the_face_the_half_reader_is_sure_of_where_a_fainter_look_finds_its_divider():

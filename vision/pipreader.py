@@ -141,6 +141,7 @@ class PipReader:
                 if np.any(np.abs(strong[:, 1] - xy[k, 1]) < ROW_TOLERANCE * CROP_L):
                     inside[k] = True
         xy, s = xy[inside], s[inside]
+        widest_gap = _split_row(xy[s >= self.conf, 1])
         without_bar = None
         if bar is not None:
             centre, thick = bar
@@ -154,12 +155,12 @@ class PipReader:
                 # ...but two dots on it may also be a pair of big pips (the lower pair of a 5)
                 # taken for a faint divider: the reading that counts them is kept beside, for
                 # the half reader to choose (`halfreader.bar_checked`)
-                without_bar = self._count(xy, s, _split_row(xy[s >= self.conf, 1]), None)
+                without_bar = self._count(xy, s, widest_gap, None)
         if bar is not None:
             # the bar's rounded ends look like dots; nothing real lies on the bar
             reading = self._count(xy[off_bar], s[off_bar], centre, bar)
         else:
-            reading = self._count(xy, s, _split_row(xy[s >= self.conf, 1]), None)
+            reading = self._count(xy, s, widest_gap, None)
         reading.without_bar = without_bar
         return reading
 
