@@ -113,6 +113,30 @@ def test_a_replacement_that_breaks_a_later_play_changes_nothing():
     assert r.replace(T("9-1"), T("9-10")) is None  # no such tile in a double-9 set
 
 
+def test_a_misread_tile_and_the_one_read_to_match_it_are_corrected_together():
+    r = _ref()
+    for tile in ("9-1", "9-2", "9-3", "9-4"):
+        _play(r, tile, "9-9")
+    _play(r, "1-5", "9-1")  # in truth a 1-7 ...
+    _play(r, "5-6", "1-5")  # ... and a 7-6 laid on its 7, read 5-6 to match the misread
+    assert r.replace(T("1-5"), T("1-7")) is None and r.replace(T("5-6"), T("7-6")) is None  # neither alone
+    fixed = r.replace_many({T("1-5"): (T("1-7"), 1), T("5-6"): (T("7-6"), 7)})
+    assert fixed is not None and [p.tile for p in fixed] == [T("1-7"), T("7-6")]
+    assert fixed[1].on == T("1-7") and not r.on_board(T("1-5")) and not r.on_board(T("5-6"))
+    assert r.judge(T("6-8"), T("7-6"), 6).legal
+
+
+def test_a_joint_correction_that_does_not_replay_changes_nothing():
+    r = _ref()
+    for tile in ("9-1", "9-2", "9-3", "9-4"):
+        _play(r, tile, "9-9")
+    _play(r, "1-5", "9-1")
+    _play(r, "5-6", "1-5")
+    assert r.replace_many({T("1-5"): (T("1-7"), 1), T("5-6"): (T("5-8"), 5)}) is None  # the 5-8 has no 7
+    assert r.replace_many({T("1-5"): (T("1-7"), 1), T("5-6"): (T("1-7"), 7)}) is None  # one tile twice
+    assert [p.tile for p in r.plays][-2:] == [T("1-5"), T("5-6")] and r.judge(T("6-8"), T("5-6"), 6).legal
+
+
 def _play_at(r, frame, tile, on):
     v = r.judge(T(tile), T(on))
     assert v.legal, v.error

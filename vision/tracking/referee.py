@@ -233,24 +233,36 @@ class Referee:
         """Put `new` in place of the play of `old`, a tile that was misread, when the round still
         replays with it (every play after it legal too, those laid on it now laid on `new`).
         Returns the corrected play, or None with nothing changed."""
-        k = next((i for i, p in enumerate(self.plays) if p.tile == old), None)
-        if k is None or new == self.spinner or not new.in_set(self.config.set_max) or \
-                any(p.tile == new for p in self.plays):
+        done = self.replace_many({old: (new, touching)})
+        return done[0] if done else None
+
+    def replace_many(self, fixes: dict[Tile, tuple[Tile, int | None]]) -> list[SeenPlay] | None:
+        """Put each `new` in place of the play of its `old` (old -> (new, touching)) at once, when
+        the round replays with all of them. One misread can make the next: a tile laid on a
+        misread end is read as the value that end was taken for, when its own reading is split
+        and the engine breaks the tie. Neither correction replays alone then; both together do.
+        Returns the corrected plays (in the order given), or None with nothing changed."""
+        index = {p.tile: i for i, p in enumerate(self.plays)}
+        news = [new for new, _ in fixes.values()]
+        if not fixes or any(old not in index for old in fixes) or len(set(news)) != len(news) or \
+                any(new == self.spinner or not new.in_set(self.config.set_max) for new in news) or \
+                any(p.tile in news and p.tile not in fixes for p in self.plays):
             return None
         saved = [SeenPlay(**p.__dict__) for p in self.plays]
-        self.plays[k].tile = new
-        if touching is not None:
-            self.plays[k].touching = touching
-        for p in self.plays[k + 1:]:
-            if p.on == old:
-                p.on = new
+        for old, (new, touching) in fixes.items():
+            self.plays[index[old]].tile = new
+            if touching is not None:
+                self.plays[index[old]].touching = touching
+        for p in self.plays:
+            if p.on in fixes:
+                p.on = fixes[p.on][0]
         try:
             self.state = self._rebuild(None)
         except IllegalPlay:
             self.plays = saved
             self.state = self._rebuild(None)
             return None
-        return self.plays[k]
+        return [self.plays[index[old]] for old in fixes]
 
     def take_back(self) -> SeenPlay:
         """Undo the last play (the rules allow it before the next player plays)."""

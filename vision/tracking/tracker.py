@@ -239,6 +239,8 @@ class Tracker:
         self.size: tuple[int, int] | None = None
         self._lost = False
         self._misreads: set[tuple[Tile, Tile]] = set()
+        self._pending: list[TrackEvent] = []
+        """Corrections made while finding new tiles (`_board_tile_misread`), reported with them."""
         self._superseded: set[tuple[Tile, Tile]] = set()
         """(tile, reading) pairs: a tile flagged illegal on `reading` was read again as `tile` at
         the same place and replaced."""
@@ -459,6 +461,10 @@ class Tracker:
         replaced = self._replacements(recent)
         # new tiles
         found = self._new_tiles(recent)
+        if self._pending:
+            events.extend(self._pending)
+            self._pending = []
+            changed = True
         for bt, pose in self._turned_around(recent) if self._readings(recent) >= 2 else []:
             # a flagged tile turned end for end where it lies: the player put the play right
             events.extend(self._take_back(bt, recent[0]))
@@ -722,6 +728,9 @@ class Tracker:
                 if fixed is not None and fixed[0] not in taken:
                     taken.add(fixed[0])
                     out.append((fixed[0], fixed[1], window[k0]))
+                elif fixed is None and self._board_tile_misread(known, tile, pose, recent):
+                    taken.add(tile)  # the board tile was the misread one: this is `tile`, new
+                    out.append((tile, pose, window[k0]))
                 continue
             taken.add(tile)
             out.append((tile, pose, window[k0]))
@@ -774,6 +783,81 @@ class Tracker:
                 first = next((o for o in self.window if o.frame == loose.frame), obs)
                 events.append(self._judge(loose.tile, loose.pose, first, cands, hand=False))
         return events
+
+    def _board_tile_misread(self, known: BoardTile, tile: Tile, pose: TilePose,
+                            recent: list[Observation]) -> bool:
+        """Whether the play of `known` (read as `tile`) was the misread, not the new reading of
+        `tile` at another place: `known`'s own place now reads as another tile in every recent
+        reading, sure, and the round replays with it corrected (together with plays laid on it
+        whose places read otherwise now too), `tile` then legal where it lies. The corrections
+        are entered (events in `_pending`) and True returned; otherwise nothing changes.
+
+        Why: a play read from one camera position can be read otherwise, and rightly, from
+        another (a double-15 15-14 read 14-13 until the camera was nudged). When the real 14-13
+        is laid later, the set having one of each says one of the two readings is wrong; without
+        this the new tile was dropped, its chickie stayed open and every later play elsewhere
+        was flagged (seed7-27: 20 false flags from one misread)."""
+        if self.current is None or known.status != "legal" or self._readings(recent) < 2:
+            return False
+        referee = self.current.referee
+        fixes: dict[Tile, tuple[Tile, int | None]] = {}
+        poses: dict[Tile, TilePose] = {}
+        ends: dict[Tile, int] = {}
+        queue = [known]
+        while queue:
+            bt = queue.pop(0)
+            reading = self._steady_other_reading(bt, recent)
+            if reading is None or reading[0] == tile or reading[0] in self.board or \
+                    any(reading[0] == new for new, _ in fixes.values()):
+                if bt is known:
+                    return False
+                continue  # read as before: kept as it is (the replay says whether it still fits)
+            new, now = reading
+            end = self._touching_end(bt, now)
+            if end is None:
+                return False
+            fixes[bt.tile] = (new, now.pips[end])
+            poses[bt.tile] = now
+            ends[bt.tile] = end
+            queue.extend(b for b in self.board.values() if b.on == bt.tile and b.status == "legal")
+        trial = referee.copy()
+        if trial.replace_many(fixes) is None:
+            return False
+        # each corrected tile's far end must be the end left open, as the pictures show it
+        if any(trial.open_value(new) != poses[old].pips[1 - ends[old]]
+               for old, (new, _) in fixes.items() if not new.is_double):
+            return False
+        cands = self._candidates(pose)[:2]
+        if not any(trial.judge(tile, fixes.get(bt.tile, (bt.tile, None))[0],
+                               pose.pips[contact.touching]).legal for _, bt, contact in cands):
+            return False
+        plays = referee.replace_many(fixes)
+        assert plays is not None
+        obs = recent[-1]
+        for (old, (new, _)), play in zip(list(fixes.items()), plays):
+            self._pending.extend(self._enter_correction(
+                self.board[old], new, poses[old], ends[old], play, obs,
+                f"{old} was {new} misread: {tile} is laid at another place, and {old}'s place reads "
+                f"{new} in every reading since, so the play is corrected"))
+        return True
+
+    def _steady_other_reading(self, bt: BoardTile, recent: list[Observation]) -> tuple[Tile, TilePose] | None:
+        """The one other tile `bt`'s place reads as in (all but one of) `recent`, sure every time."""
+        reads = [o.conflicts[bt.tile] for o in recent if bt.tile in o.conflicts and bt.tile not in o.seen]
+        if len(reads) < max(2, len(recent) - 1) or len({t for t, _ in reads}) != 1:
+            return None
+        if any(cost < SURE_READING_COST for _, p in reads for _, cost in p.second):
+            return None
+        return reads[-1]
+
+    @staticmethod
+    def _touching_end(bt: BoardTile, now: TilePose) -> int | None:
+        """Which end of a new reading `now` of `bt`'s place lies against `bt`'s parent: the one
+        nearer the end that touched it before."""
+        if bt.touching is None:
+            return None
+        near = bt.pose.end_mid(bt.touching)
+        return 0 if np.hypot(*(now.end_mid(0) - near)) <= np.hypot(*(now.end_mid(1) - near)) else 1
 
     def _legal_of_twin_boxes(self, cl: list[tuple[int, TilePose]], a: Tile, b: Tile, need: int) -> Tile | None:
         """Of two readings of one place that come together, in one reading after another, the
