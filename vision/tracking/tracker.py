@@ -465,6 +465,7 @@ class Tracker:
             events.extend(self._pending)
             self._pending = []
             changed = True
+            self._reassociate()  # corrected places now read as their tiles (not taken back below)
         for bt, pose in self._turned_around(recent) if self._readings(recent) >= 2 else []:
             # a flagged tile turned end for end where it lies: the player put the play right
             events.extend(self._take_back(bt, recent[0]))
