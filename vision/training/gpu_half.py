@@ -1,13 +1,16 @@
 """The half reader's GPU recipe: many more rendered ends, trained on the GPU within one call.
 
 On the CPU the half reader learnt from 188,000 ends for 14 epochs (33 minutes on 2 threads).
-A lent GPU machine renders scenes on 16 cores in minutes and trains the same small network
-(same input, same size, so inference costs what it did) on several times the ends for many
+A lent GPU machine renders scenes on 16 cores in minutes and trains the same network, 1.5x
+wider (`width` 24: the committed reader since session 16; 16 read a double-15's 15 at 0.88 on
+720p tables, 24 at 0.97, for ~1.7x the half reader's time), on several times the ends for many
 more epochs. The hand and table scenes are the ones the detector's GPU stage renders
-(`gpu_detector.render`, so one call's data serves both), plus big-set tables and hands, whose
-values 13-18 are rare elsewhere.
+(`gpu_detector.render`, so one call's data serves both), plus big-set tables and hands
+(`BIG_SETS` x `big_scale`), whose values 13-18 are rare elsewhere.
 
 Run on a machine with a GPU:  python -m vision.training.gpu_half --out OUT --deadline 560
+(rendering takes ~300 s of that; a second call on the still-warm machine finds the scenes and
+samples under --work and trains for the whole call, as the committed reader was trained).
 """
 from __future__ import annotations
 
@@ -36,7 +39,7 @@ def render_big_sets(work: Path, workers: int, seed: int, scale: float = 1.0) -> 
 
 
 def train_gpu_half(work: Path, out: Path, hours: float, *, hands: int = 4000, tables: int = 2000, seed: int = 71,
-                   versions: int = 3, batch: int = 1024, lr: float = 4e-3, width: int = 16, big_scale: float = 1.0,
+                   versions: int = 3, batch: int = 1024, lr: float = 4e-3, width: int = 24, big_scale: float = 2.5,
                    workers: int | None = None, deadline_s: float | None = None, log=print) -> dict:
     """Render (what is not under `work` yet), cut the ends, train for `hours` and export `out`
     (the half reader's ONNX file); returns the training summary. With `deadline_s`, training
@@ -70,8 +73,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--versions", type=int, default=3)
     ap.add_argument("--batch", type=int, default=1024)
     ap.add_argument("--lr", type=float, default=4e-3)
-    ap.add_argument("--width", type=int, default=16)
-    ap.add_argument("--big-scale", type=float, default=1.0, help="multiplies BIG_SETS' scene counts")
+    ap.add_argument("--width", type=int, default=24)
+    ap.add_argument("--big-scale", type=float, default=2.5, help="multiplies BIG_SETS' scene counts")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     args = ap.parse_args(argv)
 
