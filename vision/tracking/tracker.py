@@ -760,9 +760,8 @@ class Tracker:
         if not (boxed_short or boxed_long) and not any(cost < SURE_READING_COST for _, cost in bt.pose.second):
             return []
         fp, now = bt.pose, poses[-1]
-        # the new reading's end lying against the parent: the one nearer the old touching end
-        near = fp.end_mid(bt.touching)
-        touching = 0 if np.hypot(*(now.end_mid(0) - near)) <= np.hypot(*(now.end_mid(1) - near)) else 1
+        touching = self._touching_end(bt, now)  # (bt.touching is known here)
+        assert touching is not None
         if now.pips[touching] != fp.pips[bt.touching]:
             return []
         referee = self.current.referee
