@@ -101,12 +101,18 @@ def test_a_misread_play_is_replaced_when_the_round_still_replays_with_the_right_
     assert r.judge(T("0-6"), T("4-0"), 0).legal
 
 
-def test_a_replacement_that_breaks_a_later_play_changes_nothing():
+def _arm_of_two():
+    """A 9-9 spinner with its four arms, and a 1-5 on the 9-1 with a 5-6 on its 5."""
     r = _ref()
     for tile in ("9-1", "9-2", "9-3", "9-4"):
         _play(r, tile, "9-9")
     _play(r, "1-5", "9-1")
     _play(r, "5-6", "1-5")
+    return r
+
+
+def test_a_replacement_that_breaks_a_later_play_changes_nothing():
+    r = _arm_of_two()
     assert r.replace(T("1-5"), T("1-7")) is None  # the 5-6 laid on its 5 would no longer match
     assert r.on_board(T("1-5")) and [p.tile for p in r.plays][-2:] == [T("1-5"), T("5-6")]
     assert r.replace(T("9-1"), T("9-2")) is None  # a set holds one 9-2, already played
@@ -114,11 +120,7 @@ def test_a_replacement_that_breaks_a_later_play_changes_nothing():
 
 
 def test_a_misread_tile_and_the_one_read_to_match_it_are_corrected_together():
-    r = _ref()
-    for tile in ("9-1", "9-2", "9-3", "9-4"):
-        _play(r, tile, "9-9")
-    _play(r, "1-5", "9-1")  # in truth a 1-7 ...
-    _play(r, "5-6", "1-5")  # ... and a 7-6 laid on its 7, read 5-6 to match the misread
+    r = _arm_of_two()  # its 1-5 in truth a 1-7, and the 5-6 a 7-6 laid on its 7, read 5-6 to match
     assert r.replace(T("1-5"), T("1-7")) is None and r.replace(T("5-6"), T("7-6")) is None  # neither alone
     fixed = r.replace_many({T("1-5"): (T("1-7"), 1), T("5-6"): (T("7-6"), 7)})
     assert fixed is not None and [p.tile for p in fixed] == [T("1-7"), T("7-6")]
@@ -127,11 +129,7 @@ def test_a_misread_tile_and_the_one_read_to_match_it_are_corrected_together():
 
 
 def test_a_joint_correction_that_does_not_replay_changes_nothing():
-    r = _ref()
-    for tile in ("9-1", "9-2", "9-3", "9-4"):
-        _play(r, tile, "9-9")
-    _play(r, "1-5", "9-1")
-    _play(r, "5-6", "1-5")
+    r = _arm_of_two()
     assert r.replace_many({T("1-5"): (T("1-7"), 1), T("5-6"): (T("5-8"), 5)}) is None  # the 5-8 has no 7
     assert r.replace_many({T("1-5"): (T("1-7"), 1), T("5-6"): (T("1-7"), 7)}) is None  # one tile twice
     assert [p.tile for p in r.plays][-2:] == [T("1-5"), T("5-6")] and r.judge(T("6-8"), T("5-6"), 6).legal
