@@ -224,8 +224,10 @@ class Board:
         self.pending_missing = self.spinner_arms
         return placement
 
-    def place(self, tile: Tile, end: OpenEnd, player: int | None = None) -> Placement:
-        """Lay `tile` on `end`; the caller has checked that the play is legal."""
+    def place(self, tile: Tile, end: OpenEnd, player: int | None = None, facing: int | None = None) -> Placement:
+        """Lay `tile` on `end`; the caller has checked that the play is legal, or that the table
+        kept it although it was not (`facing`: the tile's value that touches, where it is not the
+        end's)."""
         index = len(self.placements)
         value = end.value
         parent = end.node
@@ -237,16 +239,19 @@ class Board:
             if self.pending_missing == 0:
                 self.pending = None
         base = index * SLOT_STRIDE
+        if facing is None:
+            facing = value
         if tile.is_double:
-            placement = Placement(index, tile, parent, end.slot, value, value, "chickie", player)
+            face = tile.high
+            placement = Placement(index, tile, parent, end.slot, face, face, "chickie", player)
             for s in range(3):
-                self.open_ends[base + s] = OpenEnd(base + s, value, index, tile, s)
-            counts[value] += 3
+                self.open_ends[base + s] = OpenEnd(base + s, face, index, tile, s)
+            counts[face] += 3
             self.pending = index
             self.pending_missing = 3
         else:
-            outer = tile.low if tile.high == value else tile.high
-            placement = Placement(index, tile, parent, end.slot, value, outer, "tile", player)
+            outer = tile.low if tile.high == facing else tile.high
+            placement = Placement(index, tile, parent, end.slot, facing, outer, "tile", player)
             self.open_ends[base] = OpenEnd(base, outer, index, tile, None)
             counts[outer] += 1
         self.placements.append(placement)

@@ -19,6 +19,10 @@ Record layout (version 1)::
 
 A play names the tile it goes on ("on", plus "slot" for a double's arm or toe)
 and may carry the engine's open-end id ("end"); "on" wins when both are given.
+A play marked "stood" broke a rule but the table kept it (a watched game where the
+flagged play was not taken back and the next play was made): it is replayed as laid
+(`RoundState.force_play`, with "facing", the value laid against the end, where that was
+the wrong number), since every later play was made on the table with it there.
 Turns marked "auto" (penalty draws, skipped turns) are written for people to
 read; the engine redoes them itself on replay. "opening" and "result" blocks
 are informative too.
@@ -206,7 +210,12 @@ def _apply_turn(state: RoundState, turn: dict[str, Any]) -> None:
             end_id = end.id
         else:
             end_id = int(turn["end"])
-        state.play(tile, end_id, player=player)
+        if turn.get("stood"):
+            # broke a rule, but the table kept it: the round went on from it (`force_play`)
+            facing = turn.get("facing")
+            state.force_play(tile, end_id, player=player, facing=None if facing is None else int(facing))
+        else:
+            state.play(tile, end_id, player=player)
     elif kind == "draw":
         drawn = turn.get("tile")
         state.draw(player=player, tile=None if drawn is None else Tile.parse(drawn))

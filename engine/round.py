@@ -381,11 +381,33 @@ class RoundState:
         else:
             tile, end_id = play, end  # type: ignore[assignment]
         tile, open_end = self._check_play(tile, end_id, player)
+        return self._lay(tile, open_end, ("play", self._turn, tile, end_id))
+
+    def force_play(self, tile: Tile, end: int, *, player: int | None = None, facing: int | None = None) -> Placement:
+        """Lay a tile that breaks a rule but that the table kept: nobody took it back, and the
+        next play was made (built on it, or elsewhere). Play goes on from the table as it is, so
+        the round must hold it; only what the placement itself needs is checked (whose turn, the
+        tile in hand, a free end to lay it on). `facing`: the tile's value that touches, where it
+        is not the open end's (a tile laid with the wrong number against it). The history keeps it
+        apart from legal plays ("stood"), so a record says which plays broke a rule."""
+        p = self._check_turn(player)
+        if type(tile) is not Tile:
+            tile = Tile.parse(tile)
+        if tile not in self._hands[p]:
+            raise TileNotInHand(f"player {p} does not hold {tile}")
+        open_end = self.board.open_ends.get(end)
+        if open_end is None:
+            raise NoSuchOpenEnd(f"there is no open end {end} on the board")
+        if facing is not None and facing not in (tile.high, tile.low):
+            raise EndsDoNotMatch(f"{tile} has no {facing} to lay against the open end")
+        return self._lay(tile, open_end, ("stood", p, tile, end, facing), facing)
+
+    def _lay(self, tile: Tile, open_end: OpenEnd, entry: HistoryEntry, facing: int | None = None) -> Placement:
         p = self._turn
         hand = self._hands[p]
         hand.remove(tile)
-        self._history.append(("play", p, tile, end_id))
-        placement = self.board.place(tile, open_end, p)
+        self._history.append(entry)
+        placement = self.board.place(tile, open_end, p, facing)
         self._drawn = None
         if not hand:
             self._over = True
@@ -559,13 +581,17 @@ class RoundState:
         placements = self.board.placements
         for entry in self._history:
             kind = entry[0]
-            if kind == "play":
-                _, p, tile, end_id = entry
+            if kind in ("play", "stood"):
+                p, tile, end_id = entry[1:4]
                 parent = placements[end_id // SLOT_STRIDE]
                 turn: dict[str, Any] = {"type": "play", "player": p, "tile": str(tile), "on": str(parent.tile)}
                 if parent.tile.is_double:
                     turn["slot"] = end_id % SLOT_STRIDE
                 turn["end"] = end_id
+                if kind == "stood":
+                    turn["stood"] = True
+                    if entry[4] is not None:
+                        turn["facing"] = entry[4]
             elif kind == "draw":
                 turn = {"type": "draw", "player": entry[1], "tile": str(entry[2])}
             elif kind == "pass":

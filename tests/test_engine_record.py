@@ -205,3 +205,37 @@ def test_malformed_records_raise_record_error(mutate: Any, words: str) -> None:
 def test_invalid_json_raises_record_error() -> None:
     with pytest.raises(RecordError, match="not valid JSON"):
         load_record("{not json")
+
+
+def test_a_play_the_table_kept_replays_as_it_lay() -> None:
+    """A watched game's record marks a flagged play the table kept "stood": it replays as laid,
+    and the plays built on it replay too."""
+    config = GameConfig(2, 6)
+    deal = Deal.arrange(config, [["6-6", "6-1", "6-3", "4-0"], ["6-2", "6-4", "5-4", "1-0"]], ["3-0"])
+    record: dict[str, Any] = {
+        "players": 2, "set": 6, "rules": {},
+        "rounds": [{"deal": deal.to_dict(), "turns": [
+            {"type": "play", "player": 1, "tile": "6-2", "on": "6-6"},
+            {"type": "play", "player": 0, "tile": "6-1", "on": "6-6"},
+            {"type": "play", "player": 1, "tile": "6-4", "on": "6-6"},
+            {"type": "play", "player": 0, "tile": "6-3", "on": "6-6"},
+            {"type": "play", "player": 1, "tile": "5-4", "on": "6-2", "stood": True, "facing": 5},
+            {"type": "play", "player": 0, "tile": "4-0", "on": "5-4"},
+        ]}],
+    }
+    replay = load_record(record)
+    assert replay.ok, replay.error
+    del record["rounds"][0]["turns"][4]["stood"]
+    assert load_record(record).error.code == "ends_do_not_match"
+
+
+def test_a_round_with_a_play_the_table_kept_writes_it_as_stood() -> None:
+    from engine import RoundState
+
+    config = GameConfig(2, 6)
+    state = RoundState(config, 0, Deal.arrange(config, [["6-6", "6-1", "3-2"], ["6-2", "2-2", "5-4"]], ["1-0"]))
+    state.play(T("6-2"), state.board.end_at(T("6-6"), 0).id)
+    state.play(T("6-1"), state.board.end_at(T("6-6"), 1).id)
+    state.force_play(T("5-4"), state.board.end_at(T("6-1")).id, facing=5)
+    turn = state.to_record()["turns"][-1]
+    assert (turn["tile"], turn["on"], turn["stood"], turn["facing"]) == ("5-4", "6-1", True, 5)

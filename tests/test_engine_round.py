@@ -546,3 +546,42 @@ def test_hands_boneyard_and_board_always_hold_the_whole_set() -> None:
     where = s.tile_locations()
     assert len(where) == 28
     assert where[T("2-2")] == "board" and where[T("2-1")] == "boneyard" and where[T("1-1")] == "hand:0"
+
+
+# --- a play the table kept ---------------------------------------------------------------
+
+
+def test_a_play_the_table_kept_is_laid_as_it_lies_with_its_far_end_open() -> None:
+    """5-4 laid with its 5 against the open 1 broke a rule; nobody took it back, so the round
+    goes on from it: its 4 is the open end, and its turn is spent."""
+    s = start([["6-6", "6-1", "3-2"], ["6-2", "2-2", "5-4"]])
+    play(s, "6-2", "6-6", 0)
+    play(s, "6-1", "6-6", 1)
+    s.force_play(T("5-4"), end(s, "6-1"), facing=5)
+    placed = s.board.placements[-1]
+    assert (placed.tile, placed.facing, placed.outer) == (T("5-4"), 5, 4)
+    assert s.board.end_at(T("5-4")).value == 4
+    assert s.turn == 0
+    assert s.history[-1][0] == "stood"
+
+
+def test_a_play_the_table_kept_still_needs_the_tile_and_a_free_end() -> None:
+    s = start([["6-6", "6-1", "3-2"], ["6-2", "2-2", "5-4"]])
+    play(s, "6-2", "6-6", 0)
+    with pytest.raises(TileNotInHand):
+        s.force_play(T("5-4"), end(s, "6-6"))
+    with pytest.raises(NoSuchOpenEnd):
+        s.force_play(T("3-2"), 999)
+    with pytest.raises(EndsDoNotMatch):
+        s.force_play(T("3-2"), end(s, "6-2"), facing=4)
+
+
+def test_a_play_elsewhere_the_table_kept_leaves_the_spinner_waiting() -> None:
+    s = start([["6-6", "6-1", "3-2"], ["6-2", "4-2", "5-4"]])
+    play(s, "6-2", "6-6", 0)
+    play(s, "6-1", "6-6", 1)
+    s.force_play(T("4-2"), end(s, "6-2"))
+    assert s.board.pending_placement().tile == T("6-6") and s.board.pending_missing == 2
+    assert s.board.end_at(T("4-2")).value == 4
+    with pytest.raises(SpinnerArmsUnfinished):
+        s.check_play(T("3-2"), end(s, "6-1"))

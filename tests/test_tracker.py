@@ -1275,7 +1275,10 @@ def test_tiles_laid_on_a_flagged_tile_are_cleared_with_it_when_its_flag_is_withd
     on_top = _det([[320, 100], [280, 100], [280, 20], [320, 20]], (5, 1))  # its 5 against the 2-5's 5
     seen = [spinner, arm, second, left, beyond]
     events = _feed(tracker, [(seen + [on_top], seen + [below, on_top])], pictures=True)
-    assert [(e.tile, e.rule) for e in events if isinstance(e, TilePlayed)] == [("5-1", "no_such_open_end")]
+    # the table kept the flagged 5-2 (a tile is laid on it), so the 5-1 is judged on the table as
+    # it is: the spinner still waits for its fourth arm
+    assert [(e.tile, e.rule) for e in events if isinstance(e, TilePlayed)] == [("5-1", "spinner_arms_unfinished")]
+    assert tracker.board[Tile(5, 2)].stood
     events = tracker._place([(Tile(6, 4), pose_from_detection(below), tracker.window[-1])])
     assert [e.tile for e in events if isinstance(e, FlagWithdrawn)] == ["5-2", "5-1"]
     assert [(e.tile, e.on, e.legal) for e in events if isinstance(e, TilePlayed)] == [
@@ -1579,3 +1582,34 @@ def test_a_new_tile_a_closer_look_reads_alike_is_flagged_as_read():
     events = _feed(tracker, [([spinner], [spinner]), ([spinner, misread], [spinner, arm])], pictures=True,
                    closer=[spinner, misread])
     assert [(e.tile, e.legal) for e in events if isinstance(e, TilePlayed)] == [("5-2", False)]
+
+
+def test_a_tile_laid_on_a_flagged_tile_the_table_kept_is_judged_on_its_own_merits():
+    """The rules allow a play to be taken back only before the next play. A 5-4 laid with its 5
+    against the 6-2's 2 is flagged; nobody takes it back, and the next player lays a 4-1 on its
+    4. The table kept the 5-4, so the round goes on from it: the 4-1 matches and is legal, not
+    flagged as laid against a tile that is not part of the layout (one misread used to flag a
+    whole arm, one tile after another)."""
+    tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
+    spinner, arm, second, left, below, _ = _cross_of_arms()
+    cross = [spinner, arm, second, left, below]
+    wrong = _det([[320, 180], [280, 180], [280, 100], [320, 100]], (5, 4))
+    beyond = _det([[320, 100], [280, 100], [280, 20], [320, 20]], (4, 1))
+    events = _feed(tracker, [[spinner], cross[:2], cross[:3], cross[:4], cross, cross + [wrong],
+                             cross + [wrong, beyond]])
+    plays = [(e.tile, e.on, e.legal, e.rule) for e in events if isinstance(e, TilePlayed)][4:]
+    assert plays == [("5-4", "6-2", False, "ends_do_not_match"), ("4-1", "5-4", True, None)]
+    assert tracker.board[Tile(5, 4)].stood and tracker.state.illegal_on_table == ["5-4"]
+    stood = [p for p in tracker.current.referee.plays if p.stood]
+    assert [(p.tile, p.on) for p in stood] == [(Tile(5, 4), Tile(6, 2))]
+    assert tracker.current.illegal[0]["rule"] == "ends_do_not_match"
+
+
+def test_a_flagged_tile_nobody_builds_on_stays_out_of_the_round():
+    tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
+    spinner, arm, second, left, below, _ = _cross_of_arms()
+    cross = [spinner, arm, second, left, below]
+    wrong = _det([[320, 180], [280, 180], [280, 100], [320, 100]], (5, 4))
+    _feed(tracker, [[spinner], cross[:2], cross[:3], cross[:4], cross, cross + [wrong]])
+    assert tracker.board[Tile(5, 4)].status == "illegal" and not tracker.board[Tile(5, 4)].stood
+    assert Tile(5, 4) not in [p.tile for p in tracker.current.referee.plays]

@@ -171,3 +171,32 @@ def test_a_play_with_a_tile_entered_on_it_is_not_taken_back_from_under_it():
     _play_at(r, 20, "0-5", "4-0")
     assert r.take_back_entered_with_last(T("4-0")) is None
     assert [p.tile for p in r.plays][-2:] == [T("4-0"), T("0-5")]
+
+
+def test_a_flagged_play_the_table_kept_enters_the_round_and_spends_its_turn():
+    r = _arm_of_two()
+    v = r.judge(T("7-3"), T("5-6"), 7)
+    assert v.error.code == "ends_do_not_match"
+    turn = r.turn
+    play = r.let_stand(T("7-3"), T("5-6"), 7, 10, 1.0)
+    assert play is not None and play.stood and play.player == turn
+    assert r.open_value(T("7-3")) == 3 and r.turn != turn
+    assert r.judge(T("3-0"), T("7-3"), 3).legal
+    assert r.round_record(0)["observed"]["plays"][-1]["stood"] is True
+
+
+def test_a_flagged_play_with_no_free_end_to_lie_on_cannot_stand():
+    r = _arm_of_two()
+    assert r.let_stand(T("9-5"), T("9-9"), 9, 10, 1.0) is None  # the spinner's four arms are taken
+    assert not r.on_board(T("9-5"))
+
+
+def test_a_play_the_table_kept_is_made_plain_when_a_tile_read_later_lay_before_it():
+    r = _ref()
+    for tile in ("9-1", "9-2", "9-3"):
+        _play(r, tile, "9-9")
+    r.let_stand(T("1-5"), T("9-1"), 1, 10, 1.0)  # flagged: the spinner seemed to wait for an arm
+    _play(r, "9-4", "9-9")  # the fourth arm, read only later, lay there all along
+    assert r.stand_corrected(T("1-5"), [T("9-4")]) is not None
+    assert [p.tile for p in r.plays][-2:] == [T("9-4"), T("1-5")] and not any(p.stood for p in r.plays)
+    assert r.stand_corrected(T("1-5"), []) is None  # no longer a stood play

@@ -40,6 +40,9 @@ class BoardTile:
     """Which end of `pose` (0 or 1) lies against `on`; the other end is the free one."""
     frame: int
     missing: bool = False
+    stood: bool = False
+    """Flagged, but the table kept it and play went on from it: "legal" to the layout, still a
+    rule broken (see `Tracker._let_flags_stand`)."""
     patch: np.ndarray | None = None
     """The tile's picture when the board last settled (`tile_patch`): while its place still
     looks like this, the tile has not left, whatever the reader makes of it."""
@@ -51,7 +54,7 @@ class BoardTile:
     def to_dict(self) -> dict[str, Any]:
         return {"tile": str(self.tile), "status": self.status, "player": self.player,
                 "on": None if self.on is None else str(self.on), "corners": self.pose.to_list(),
-                "missing": self.missing}
+                "missing": self.missing, **({"stood": True} if self.stood else {})}
 
 
 @dataclass

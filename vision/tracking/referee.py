@@ -36,6 +36,8 @@ class SeenPlay:
     t: float
     touching: int | None = None
     """The value of the new tile's end that touches (None when unknown)."""
+    stood: bool = False
+    """Flagged, but the table kept it and play went on from it (see `Referee.let_stand`)."""
 
 
 @dataclass
@@ -123,7 +125,11 @@ class Referee:
             for _ in range(passes.get(i, 0)):
                 self._pass(state)
             if i < len(self.plays):
-                state.play(tile, self.plays[i].end, player=seats[i])
+                play = self.plays[i]
+                if play.stood:
+                    state.force_play(tile, play.end, player=seats[i], facing=play.touching)
+                else:
+                    state.play(tile, play.end, player=seats[i])
         if len(tiles) == len(self.plays):  # passes after the last play
             for _ in range(passes.get(len(tiles), 0)):
                 self._pass(state)
@@ -229,6 +235,48 @@ class Referee:
             raise
         return play
 
+    def let_stand(self, tile: Tile, on: Tile, touching: int | None, frame: int, t: float) -> SeenPlay | None:
+        """Enter a flagged play the table kept: the next tile was laid against it, so play went
+        on from the table as it is. The flag stands (the rule was broken); the round holds the
+        tile so that the plays built on it are judged on their own merits, not each flagged as
+        laid off the layout. Needs a free end on `on`; returns the play, or None with nothing
+        changed."""
+        if self.on_board(tile) or not tile.in_set(self.config.set_max) or tile == self.spinner:
+            return None
+        slots = self.open_slots(on)
+        if not slots:
+            return None
+        play = SeenPlay(self.turn, tile, on, slots[0], frame, t, touching, stood=True)
+        self.plays.append(play)
+        try:
+            self.state = self._rebuild(None)
+        except IllegalPlay:
+            self.plays.pop()
+            self.state = self._rebuild(None)
+            return None
+        return play
+
+    def stand_corrected(self, tile: Tile, earlier: list[Tile]) -> SeenPlay | None:
+        """The stood play of `tile` found legal after all: the plays of `earlier` (tiles read
+        only later, which already lay on the table when it was played) move before it, and it
+        becomes a plain play, when the round replays so. Returns the play, or None with nothing
+        changed."""
+        k = next((i for i, p in enumerate(self.plays) if p.tile == tile and p.stood), None)
+        if k is None:
+            return None
+        saved = [SeenPlay(**p.__dict__) for p in self.plays]
+        moved = [p for p in self.plays[k + 1:] if p.tile in earlier]
+        rest = [p for p in self.plays[k + 1:] if p.tile not in earlier]
+        self.plays = self.plays[:k] + moved + [self.plays[k]] + rest
+        self.plays[k + len(moved)].stood = False
+        try:
+            self.state = self._rebuild(None)
+        except IllegalPlay:
+            self.plays = saved
+            self.state = self._rebuild(None)
+            return None
+        return self.plays[k + len(moved)]
+
     def replace(self, old: Tile, new: Tile, touching: int | None = None) -> SeenPlay | None:
         """Put `new` in place of the play of `old`, a tile that was misread, when the round still
         replays with it (every play after it legal too, those laid on it now laid on `new`).
@@ -329,7 +377,7 @@ class Referee:
             "note": "hands and the boneyard are not seen by the camera: the deal lists each seat's played "
                     "tiles plus one unplayed tile, draws are inferred",
             "plays": [{"player": p.player, "tile": str(p.tile), "on": str(p.on), "frame": p.frame,
-                       "t": round(p.t, 3)} for p in self.plays],
+                       "t": round(p.t, 3), **({"stood": True} if p.stood else {})} for p in self.plays],
         }
         if hands_left is not None:
             rec["observed"]["hands_left"] = [[str(t) for t in h] for h in hands_left]

@@ -1106,6 +1106,8 @@ class Tracker:
             if fixed:
                 events.extend(fixed)
                 cands = self._candidates(pose) or cands
+            if cands and self._let_flags_stand(cands[0][1], obs):
+                cands = self._candidates(pose) or cands
             if not self._ruling(tile, pose, cands)[2].legal and \
                     (hole := self._hole_before(tile, pose)) is not None:
                 # it touches a tile it cannot go on, but lies a tile's length beyond an open end
@@ -1158,23 +1160,42 @@ class Tracker:
         events: list[TrackEvent] = []
         for tile, (image, to_then) in list(self._flag_views.items()):
             bt = self.board.get(tile)
-            if bt is None or bt.status != "illegal":
+            if bt is None or not (bt.status == "illegal" or bt.stood):
                 self._flag_views.pop(tile, None)
                 continue
             # (a tile first seen with the flagged one may have been laid before it in the same
             # stretch of hands: the order the rules accept is the likelier one, as in `_play_order`)
-            earlier = [b for b in self.board.values() if b.status == "legal" and b.frame >= bt.frame
+            earlier = [b for b in self.board.values() if b.status == "legal" and not b.stood and b.frame >= bt.frame
                        and b.tile not in self._flag_views and self._lay_there_at(b, image, to_then, obs.image)]
             if not earlier:
                 continue
             seen = ", ".join(str(b.tile) for b in earlier)
             msg = (f"{tile} was legal after all: {seen}, read only later, already lay on the table when it "
                    f"was played, so the flag on it is withdrawn")
-            withdrawn = self._withdraw_flag(bt, obs, msg)
+            withdrawn = self._withdraw_stood_flag(bt, earlier, obs, msg) if bt.stood else \
+                self._withdraw_flag(bt, obs, msg)
             if withdrawn:
                 events.extend(withdrawn)
                 events.extend(self._rejudge_built_on(tile, obs))
         return events
+
+    def _withdraw_stood_flag(self, bt: BoardTile, earlier: list[BoardTile], obs: Observation,
+                             message: str) -> list[TrackEvent]:
+        """`_withdraw_flag` for a flagged play the table kept (`_let_flags_stand`): the tiles
+        read only later go before it in the round, and it becomes a plain play, where the round
+        replays so (no events if not)."""
+        assert self.current is not None
+        flag = self._standing_flag(bt.tile)
+        play = self.current.referee.stand_corrected(bt.tile, [b.tile for b in earlier])
+        if flag is None or play is None:
+            return []
+        flag["withdrawn"] = True
+        self._flag_views.pop(bt.tile, None)
+        bt.stood = False
+        bt.player = play.player
+        slot = play.end % SLOT_STRIDE if play.on.is_double else None
+        return [FlagWithdrawn(obs.frame, obs.t, str(bt.tile), str(bt.tile), message),
+                TilePlayed(play.frame, play.t, str(bt.tile), play.player, str(play.on), slot, play.end)]
 
     def _withdraw_flag(self, bt: BoardTile, obs: Observation, message: str) -> list[TrackEvent]:
         """Judge a flagged tile again where it lies; if the engine now accepts it, withdraw the
@@ -1188,8 +1209,7 @@ class Tracker:
         now, pose, verdict, parent, touching, _ = self._ruling(tile, bt.pose, cands)
         if not verdict.legal or now != tile or parent is None:
             return []
-        flag = next((f for f in reversed(book.illegal) if f["tile"] == str(tile)
-                     and f.get("taken_back_frame") is None and not f.get("withdrawn")), None)
+        flag = self._standing_flag(tile)
         if flag is None:
             return []
         flag["withdrawn"] = True
@@ -1848,6 +1868,43 @@ class Tracker:
             return False
         return not self._ruling(tile, pose, candidates)[2].legal
 
+    def _standing_flag(self, tile: Tile) -> dict[str, Any] | None:
+        """The flag raised on `tile`'s play, while neither taken back nor withdrawn."""
+        assert self.current is not None
+        return next((f for f in reversed(self.current.illegal) if f["tile"] == str(tile)
+                     and f.get("taken_back_frame") is None and not f.get("withdrawn")), None)
+
+    def _let_flags_stand(self, parent: BoardTile, obs: Observation) -> bool:
+        """The flagged play of `parent` (and of any flagged tile it lies against in turn) entered
+        into the round as it lies, now that the next tile is laid against it: the table kept it.
+
+        Why: the rules let a play be taken back only before the next play; a player who builds
+        on a flagged tile has accepted the table as it is. The flag stands, but judging every
+        tile laid beyond it as "laid against a tile that is not part of the layout" flagged one
+        broken rule (or one misread) as many times as the arm grew (rendered round seed8-3: one
+        misread, six flags). Returns whether anything was entered."""
+        chain: list[BoardTile] = []
+        bt: BoardTile | None = parent
+        while bt is not None and bt.status == "illegal" and bt not in chain:
+            chain.append(bt)
+            bt = self.board.get(bt.on) if bt.on is not None else None
+        if self.current is None or not chain or bt is None or bt.status not in ("spinner", "legal", "joined"):
+            return False
+        referee = self.current.referee
+        entered = False
+        for bt in reversed(chain):
+            flag = self._standing_flag(bt.tile)
+            if bt.missing or bt.frame >= obs.frame or flag is None or bt.on is None:
+                break
+            touching = bt.pose.pips[bt.touching] if bt.touching is not None else None
+            play = referee.let_stand(bt.tile, bt.on, touching, bt.frame, flag["t"])
+            if play is None:
+                break
+            bt.status, bt.stood, bt.player = "legal", True, play.player
+            flag["stood_frame"] = obs.frame
+            entered = True
+        return entered
+
     def _reread_flagged_parent(self, tile: Tile, pose: TilePose, candidates: list[tuple[float, BoardTile, Any]],
                                obs: Observation) -> list[TrackEvent]:
         """A tile laid against one flagged "ends do not match" says how that one was misread.
@@ -1866,8 +1923,7 @@ class Tracker:
         if bt.status != "illegal" or bt.on is None or bt.touching is None:
             return []
         book = self.current
-        flag = next((f for f in reversed(book.illegal) if f["tile"] == str(bt.tile)
-                     and f.get("taken_back_frame") is None and not f.get("withdrawn")), None)
+        flag = self._standing_flag(bt.tile)
         if flag is None or flag["rule"] != "ends_do_not_match":
             return []
         referee = book.referee
@@ -2007,7 +2063,7 @@ class Tracker:
             tiles=[bt.to_dict() for bt in self.board.values()],
             open_ends=open_ends,
             must_feed=must_feed,
-            illegal_on_table=[str(bt.tile) for bt in self.board.values() if bt.status == "illegal"],
+            illegal_on_table=[str(bt.tile) for bt in self.board.values() if bt.status == "illegal" or bt.stood],
             plays=0 if referee is None else len(referee.plays),
             scores=self.sheet.to_dict(),
             settled=self.settled,
