@@ -22,7 +22,8 @@ and may carry the engine's open-end id ("end"); "on" wins when both are given.
 A play marked "stood" broke a rule but the table kept it (a watched game where the
 flagged play was not taken back and the next play was made): it is replayed as laid
 (`RoundState.force_play`, with "facing", the value laid against the end, where that was
-the wrong number), since every later play was made on the table with it there.
+the wrong number; "waived" where the table went on without feeding the spinner or
+chickie that had to be fed first), since every later play was made on the table with it there.
 Turns marked "auto" (penalty draws, skipped turns) are written for people to
 read; the engine redoes them itself on replay. "opening" and "result" blocks
 are informative too.
@@ -213,7 +214,8 @@ def _apply_turn(state: RoundState, turn: dict[str, Any]) -> None:
         if turn.get("stood"):
             # broke a rule, but the table kept it: the round went on from it (`force_play`)
             facing = turn.get("facing")
-            state.force_play(tile, end_id, player=player, facing=None if facing is None else int(facing))
+            state.force_play(tile, end_id, player=player, facing=None if facing is None else int(facing),
+                             waive=bool(turn.get("waived")))
         else:
             state.play(tile, end_id, player=player)
     elif kind == "draw":

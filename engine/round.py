@@ -383,13 +383,16 @@ class RoundState:
         tile, open_end = self._check_play(tile, end_id, player)
         return self._lay(tile, open_end, ("play", self._turn, tile, end_id))
 
-    def force_play(self, tile: Tile, end: int, *, player: int | None = None, facing: int | None = None) -> Placement:
+    def force_play(self, tile: Tile, end: int, *, player: int | None = None, facing: int | None = None,
+                   waive: bool = False) -> Placement:
         """Lay a tile that breaks a rule but that the table kept: nobody took it back, and the
         next play was made (built on it, or elsewhere). Play goes on from the table as it is, so
         the round must hold it; only what the placement itself needs is checked (whose turn, the
         tile in hand, a free end to lay it on). `facing`: the tile's value that touches, where it
-        is not the open end's (a tile laid with the wrong number against it). The history keeps it
-        apart from legal plays ("stood"), so a record says which plays broke a rule."""
+        is not the open end's (a tile laid with the wrong number against it). `waive`: the spinner
+        or chickie that had to be fed first no longer holds play up (the table went on without
+        feeding it; its free ends stay open). The history keeps the play apart from legal ones
+        ("stood"), so a record says which plays broke a rule."""
         p = self._check_turn(player)
         if type(tile) is not Tile:
             tile = Tile.parse(tile)
@@ -400,7 +403,9 @@ class RoundState:
             raise NoSuchOpenEnd(f"there is no open end {end} on the board")
         if facing is not None and facing not in (tile.high, tile.low):
             raise EndsDoNotMatch(f"{tile} has no {facing} to lay against the open end")
-        return self._lay(tile, open_end, ("stood", p, tile, end, facing), facing)
+        if waive:
+            self.board.pending, self.board.pending_missing = None, 0
+        return self._lay(tile, open_end, ("stood", p, tile, end, facing, waive), facing)
 
     def _lay(self, tile: Tile, open_end: OpenEnd, entry: HistoryEntry, facing: int | None = None) -> Placement:
         p = self._turn
@@ -592,6 +597,8 @@ class RoundState:
                     turn["stood"] = True
                     if entry[4] is not None:
                         turn["facing"] = entry[4]
+                    if entry[5]:
+                        turn["waived"] = True
             elif kind == "draw":
                 turn = {"type": "draw", "player": entry[1], "tile": str(entry[2])}
             elif kind == "pass":

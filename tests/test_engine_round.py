@@ -585,3 +585,13 @@ def test_a_play_elsewhere_the_table_kept_leaves_the_spinner_waiting() -> None:
     assert s.board.end_at(T("4-2")).value == 4
     with pytest.raises(SpinnerArmsUnfinished):
         s.check_play(T("3-2"), end(s, "6-1"))
+
+
+def test_a_play_elsewhere_the_table_kept_past_a_waiting_spinner_may_waive_it() -> None:
+    s = start([["6-6", "6-1", "3-2"], ["6-2", "4-2", "5-4"]])
+    play(s, "6-2", "6-6", 0)
+    play(s, "6-1", "6-6", 1)
+    s.force_play(T("4-2"), end(s, "6-2"), waive=True)
+    assert s.board.pending_placement() is None
+    assert s.board.end_at(T("6-6")) is not None  # its free arms stay open
+    assert s.to_record()["turns"][-1]["waived"] is True

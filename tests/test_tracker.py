@@ -1243,7 +1243,9 @@ def test_a_flag_for_an_unfinished_spinner_stays_when_the_arm_was_laid_after_the_
     obs.image = _picture([*_cross_of_arms()])  # the 6-4 is there now, but was not at the flag
     events = tracker._place([(Tile(6, 4), pose_from_detection(below), obs)])
     assert not [e for e in events if e.kind == "flag_withdrawn"]
-    assert tracker.board[Tile(5, 2)].status == "illegal"
+    # the table kept the 5-2 as the 6-4 was laid: in the round as it lies, still flagged
+    assert tracker.board[Tile(5, 2)].stood and tracker.state.illegal_on_table == ["5-2"]
+    assert tracker.current.illegal[0]["rule"] == "spinner_arms_unfinished"
 
 
 def _plays_with_a_second_box_on_the_6_1(ghost_pips: tuple[int, int]) -> list[TilePlayed]:
@@ -1266,7 +1268,11 @@ def test_a_second_box_naming_a_tile_that_lies_elsewhere_does_not_outvote_the_new
     assert [(p.tile, p.on, p.legal) for p in plays] == [("6-1", "6-6", True)]
 
 
-def test_tiles_laid_on_a_flagged_tile_are_cleared_with_it_when_its_flag_is_withdrawn():
+def test_a_flagged_play_the_table_built_on_past_a_waiting_spinner_is_made_plain_when_the_missed_arm_turns_up():
+    """The 5-2 is flagged (the spinner seems to wait for an arm the reader missed) and the next
+    player lays a 5-1 on it: the table kept the 5-2 and went on without feeding the spinner, so
+    the 5-1 is judged on that table (legal), not flagged for the same waiting spinner. When the
+    reader finds the 6-4 at last, lying there since before the flag, the 5-2 was legal all along."""
     from vision.tracking import FlagWithdrawn
     from vision.tracking.geometry import pose_from_detection
 
@@ -1275,15 +1281,15 @@ def test_tiles_laid_on_a_flagged_tile_are_cleared_with_it_when_its_flag_is_withd
     on_top = _det([[320, 100], [280, 100], [280, 20], [320, 20]], (5, 1))  # its 5 against the 2-5's 5
     seen = [spinner, arm, second, left, beyond]
     events = _feed(tracker, [(seen + [on_top], seen + [below, on_top])], pictures=True)
-    # the table kept the flagged 5-2 (a tile is laid on it), so the 5-1 is judged on the table as
-    # it is: the spinner still waits for its fourth arm
-    assert [(e.tile, e.rule) for e in events if isinstance(e, TilePlayed)] == [("5-1", "spinner_arms_unfinished")]
-    assert tracker.board[Tile(5, 2)].stood
+    assert [(e.tile, e.on, e.legal) for e in events if isinstance(e, TilePlayed)] == [("5-1", "5-2", True)]
+    assert tracker.board[Tile(5, 2)].stood and [f["rule"] for f in tracker.current.illegal] == [
+        "spinner_arms_unfinished"]
     events = tracker._place([(Tile(6, 4), pose_from_detection(below), tracker.window[-1])])
-    assert [e.tile for e in events if isinstance(e, FlagWithdrawn)] == ["5-2", "5-1"]
+    assert [e.tile for e in events if isinstance(e, FlagWithdrawn)] == ["5-2"]
     assert [(e.tile, e.on, e.legal) for e in events if isinstance(e, TilePlayed)] == [
-        ("6-4", "6-6", True), ("5-2", "6-2", True), ("5-1", "5-2", True)]
-    assert tracker.board[Tile(5, 1)].status == "legal"
+        ("6-4", "6-6", True), ("5-2", "6-2", True)]
+    assert not tracker.board[Tile(5, 2)].stood and tracker.board[Tile(5, 1)].status == "legal"
+    assert not any(p.stood for p in tracker.current.referee.plays)
 
 
 def test_tiles_found_in_one_still_stretch_go_in_the_order_the_rules_accept():
@@ -1613,3 +1619,17 @@ def test_a_flagged_tile_nobody_builds_on_stays_out_of_the_round():
     _feed(tracker, [[spinner], cross[:2], cross[:3], cross[:4], cross, cross + [wrong]])
     assert tracker.board[Tile(5, 4)].status == "illegal" and not tracker.board[Tile(5, 4)].stood
     assert Tile(5, 4) not in [p.tile for p in tracker.current.referee.plays]
+
+
+def test_the_next_play_elsewhere_past_a_kept_flag_for_a_waiting_spinner_is_not_flagged_again():
+    """The 5-2 is flagged while the spinner seems to wait for an arm (the reader missed the 6-4);
+    nobody takes it back, and the next player lays a 1-3 on the 6-1. The table went on without
+    feeding the spinner: one flag, not one for every play until the reader finds the arm."""
+    tracker, _, below = _flag_while_an_arm_is_unread(below_laid_before=True)
+    spinner, arm, second, left, _, beyond = _cross_of_arms()
+    nxt = _det([[400, 280], [400, 320], [480, 320], [480, 280]], (1, 3))
+    seen = [spinner, arm, second, left, beyond]
+    events = _feed(tracker, [(seen + [nxt], seen + [below, nxt])], pictures=True)
+    assert [(e.tile, e.on, e.legal) for e in events if isinstance(e, TilePlayed)] == [("3-1", "6-1", True)]
+    assert tracker.board[Tile(5, 2)].stood and len(tracker.current.illegal) == 1
+    assert [p.waived for p in tracker.current.referee.plays if p.tile == Tile(5, 2)] == [True]

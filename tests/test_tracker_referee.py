@@ -195,8 +195,11 @@ def test_a_play_the_table_kept_is_made_plain_when_a_tile_read_later_lay_before_i
     r = _ref()
     for tile in ("9-1", "9-2", "9-3"):
         _play(r, tile, "9-9")
-    r.let_stand(T("1-5"), T("9-1"), 1, 10, 1.0)  # flagged: the spinner seemed to wait for an arm
+    # flagged (the spinner seemed to wait for an arm), kept: the next player builds on it
+    assert r.let_stand(T("1-5"), T("9-1"), 1, 10, 1.0, waive=True).waived
+    _play(r, "5-6", "1-5")
     _play(r, "9-4", "9-9")  # the fourth arm, read only later, lay there all along
     assert r.stand_corrected(T("1-5"), [T("9-4")]) is not None
-    assert [p.tile for p in r.plays][-2:] == [T("9-4"), T("1-5")] and not any(p.stood for p in r.plays)
+    assert [p.tile for p in r.plays][-3:] == [T("9-4"), T("1-5"), T("5-6")]
+    assert not any(p.stood or p.waived for p in r.plays) and r.open_value(T("5-6")) == 6
     assert r.stand_corrected(T("1-5"), []) is None  # no longer a stood play

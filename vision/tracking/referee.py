@@ -38,6 +38,8 @@ class SeenPlay:
     """The value of the new tile's end that touches (None when unknown)."""
     stood: bool = False
     """Flagged, but the table kept it and play went on from it (see `Referee.let_stand`)."""
+    waived: bool = False
+    """A stood play made elsewhere while a double waited: the table went on without feeding it."""
 
 
 @dataclass
@@ -127,7 +129,7 @@ class Referee:
             if i < len(self.plays):
                 play = self.plays[i]
                 if play.stood:
-                    state.force_play(tile, play.end, player=seats[i], facing=play.touching)
+                    state.force_play(tile, play.end, player=seats[i], facing=play.touching, waive=play.waived)
                 else:
                     state.play(tile, play.end, player=seats[i])
         if len(tiles) == len(self.plays):  # passes after the last play
@@ -235,18 +237,19 @@ class Referee:
             raise
         return play
 
-    def let_stand(self, tile: Tile, on: Tile, touching: int | None, frame: int, t: float) -> SeenPlay | None:
-        """Enter a flagged play the table kept: the next tile was laid against it, so play went
-        on from the table as it is. The flag stands (the rule was broken); the round holds the
-        tile so that the plays built on it are judged on their own merits, not each flagged as
-        laid off the layout. Needs a free end on `on`; returns the play, or None with nothing
-        changed."""
+    def let_stand(self, tile: Tile, on: Tile, touching: int | None, frame: int, t: float,
+                  waive: bool = False) -> SeenPlay | None:
+        """Enter a flagged play the table kept: the next play was made with it still there, so
+        play went on from the table as it is. The flag stands (the rule was broken); the round
+        holds the tile so that later plays are judged on their own merits, not each flagged as
+        laid off the layout (or, with `waive`, for the same double still waiting). Needs a free
+        end on `on`; returns the play, or None with nothing changed."""
         if self.on_board(tile) or not tile.in_set(self.config.set_max) or tile == self.spinner:
             return None
         slots = self.open_slots(on)
         if not slots:
             return None
-        play = SeenPlay(self.turn, tile, on, slots[0], frame, t, touching, stood=True)
+        play = SeenPlay(self.turn, tile, on, slots[0], frame, t, touching, stood=True, waived=waive)
         self.plays.append(play)
         try:
             self.state = self._rebuild(None)
@@ -268,7 +271,11 @@ class Referee:
         moved = [p for p in self.plays[k + 1:] if p.tile in earlier]
         rest = [p for p in self.plays[k + 1:] if p.tile not in earlier]
         self.plays = self.plays[:k] + moved + [self.plays[k]] + rest
-        self.plays[k + len(moved)].stood = False
+        self.plays[k + len(moved)].stood = self.plays[k + len(moved)].waived = False
+        # an open end's id names its tile by the order it was laid in: renumber
+        index = {self.spinner: 0, **{p.tile: i + 1 for i, p in enumerate(self.plays)}}
+        for p in self.plays:
+            p.end = index[p.on] * SLOT_STRIDE + p.end % SLOT_STRIDE
         try:
             self.state = self._rebuild(None)
         except IllegalPlay:
@@ -377,7 +384,8 @@ class Referee:
             "note": "hands and the boneyard are not seen by the camera: the deal lists each seat's played "
                     "tiles plus one unplayed tile, draws are inferred",
             "plays": [{"player": p.player, "tile": str(p.tile), "on": str(p.on), "frame": p.frame,
-                       "t": round(p.t, 3), **({"stood": True} if p.stood else {})} for p in self.plays],
+                       "t": round(p.t, 3), **({"stood": True} if p.stood else {}),
+                       **({"waived": True} if p.waived else {})} for p in self.plays],
         }
         if hands_left is not None:
             rec["observed"]["hands_left"] = [[str(t) for t in h] for h in hands_left]

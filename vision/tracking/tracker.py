@@ -1106,7 +1106,7 @@ class Tracker:
             if fixed:
                 events.extend(fixed)
                 cands = self._candidates(pose) or cands
-            if cands and self._let_flags_stand(cands[0][1], obs):
+            if self._let_flags_stand(cands[0][1] if cands else None, obs):
                 cands = self._candidates(pose) or cands
             if not self._ruling(tile, pose, cands)[2].legal and \
                     (hole := self._hole_before(tile, pose)) is not None:
@@ -1874,21 +1874,40 @@ class Tracker:
         return next((f for f in reversed(self.current.illegal) if f["tile"] == str(tile)
                      and f.get("taken_back_frame") is None and not f.get("withdrawn")), None)
 
-    def _let_flags_stand(self, parent: BoardTile, obs: Observation) -> bool:
-        """The flagged play of `parent` (and of any flagged tile it lies against in turn) entered
-        into the round as it lies, now that the next tile is laid against it: the table kept it.
+    def _let_flags_stand(self, parent: BoardTile | None, obs: Observation) -> bool:
+        """Flagged plays the table kept, entered into the round as they lie now that the next
+        play is being made with them still there: the tile it is laid against (`parent`, and any
+        flagged tile that one lies against in turn), and every play flagged for being made while
+        a double waited, whose double then no longer holds play up.
 
-        Why: the rules let a play be taken back only before the next play; a player who builds
-        on a flagged tile has accepted the table as it is. The flag stands, but judging every
-        tile laid beyond it as "laid against a tile that is not part of the layout" flagged one
-        broken rule (or one misread) as many times as the arm grew (rendered round seed8-3: one
-        misread, six flags). Returns whether anything was entered."""
+        Why: the rules let a play be taken back only before the next play; a table that plays on
+        has accepted the board as it is. The flag stands, but judging every later tile against a
+        board without it flagged one broken rule (or one misread) over and over: each tile laid
+        beyond it as "laid against a tile that is not part of the layout" (rendered round seed8-3:
+        one misread, six flags), and, while a spinner arm the reader never saw left the spinner
+        waiting, every play of the next 40 frames (seed8-42: nine flags, none taken back). Players
+        who play on past a waiting double are far likelier to have fed it where the camera did not
+        see than to break the same rule in turn. Returns whether anything was entered."""
+        if self.current is None:
+            return False
+        waiting = sorted((b for b in self.board.values() if b.status == "illegal"
+                          and (f := self._standing_flag(b.tile)) is not None and f["rule"] in WAITING_DOUBLE_RULES),
+                         key=lambda b: b.frame)
+        entered = False
+        for bt in waiting + ([parent] if parent is not None else []):
+            entered = self._let_stand(bt, obs) or entered
+        return entered
+
+    def _let_stand(self, top: BoardTile, obs: Observation) -> bool:
+        """`top`'s flagged play (and those of the flagged tiles it lies against in turn, first)
+        entered as kept (`_let_flags_stand`)."""
+        assert self.current is not None
         chain: list[BoardTile] = []
-        bt: BoardTile | None = parent
+        bt: BoardTile | None = top
         while bt is not None and bt.status == "illegal" and bt not in chain:
             chain.append(bt)
             bt = self.board.get(bt.on) if bt.on is not None else None
-        if self.current is None or not chain or bt is None or bt.status not in ("spinner", "legal", "joined"):
+        if not chain or bt is None or bt.status not in ("spinner", "legal", "joined"):
             return False
         referee = self.current.referee
         entered = False
@@ -1897,7 +1916,8 @@ class Tracker:
             if bt.missing or bt.frame >= obs.frame or flag is None or bt.on is None:
                 break
             touching = bt.pose.pips[bt.touching] if bt.touching is not None else None
-            play = referee.let_stand(bt.tile, bt.on, touching, bt.frame, flag["t"])
+            play = referee.let_stand(bt.tile, bt.on, touching, bt.frame, flag["t"],
+                                     waive=flag["rule"] in WAITING_DOUBLE_RULES)
             if play is None:
                 break
             bt.status, bt.stood, bt.player = "legal", True, play.player
