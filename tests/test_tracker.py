@@ -1633,3 +1633,17 @@ def test_the_next_play_elsewhere_past_a_kept_flag_for_a_waiting_spinner_is_not_f
     assert [(e.tile, e.on, e.legal) for e in events if isinstance(e, TilePlayed)] == [("3-1", "6-1", True)]
     assert tracker.board[Tile(5, 2)].stood and len(tracker.current.illegal) == 1
     assert [p.waived for p in tracker.current.referee.plays if p.tile == Tile(5, 2)] == [True]
+
+
+def test_a_tile_read_together_with_the_flagged_tile_it_lies_on_is_judged_on_its_own_merits():
+    """A hand hid the table while the 5-4 (its 5 against the 6-2's 2) and the 4-1 on its 4 were
+    laid, so both are read in the same pictures: the 4-1 was laid on the 5-4, so the table kept it."""
+    tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
+    spinner, arm, second, left, below, _ = _cross_of_arms()
+    cross = [spinner, arm, second, left, below]
+    wrong = _det([[320, 180], [280, 180], [280, 100], [320, 100]], (5, 4))
+    beyond = _det([[320, 100], [280, 100], [280, 20], [320, 20]], (4, 1))
+    events = _feed(tracker, [[spinner], cross[:2], cross[:3], cross[:4], cross, cross + [wrong, beyond]])
+    plays = [(e.tile, e.on, e.legal, e.rule) for e in events if isinstance(e, TilePlayed)][4:]
+    assert plays == [("5-4", "6-2", False, "ends_do_not_match"), ("4-1", "5-4", True, None)]
+    assert tracker.board[Tile(5, 4)].stood

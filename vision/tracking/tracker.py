@@ -1894,13 +1894,17 @@ class Tracker:
                           and (f := self._standing_flag(b.tile)) is not None and f["rule"] in WAITING_DOUBLE_RULES),
                          key=lambda b: b.frame)
         entered = False
-        for bt in waiting + ([parent] if parent is not None else []):
+        for bt in waiting:
             entered = self._let_stand(bt, obs) or entered
+        if parent is not None:
+            entered = self._let_stand(parent, obs, built_on=True) or entered
         return entered
 
-    def _let_stand(self, top: BoardTile, obs: Observation) -> bool:
+    def _let_stand(self, top: BoardTile, obs: Observation, built_on: bool = False) -> bool:
         """`top`'s flagged play (and those of the flagged tiles it lies against in turn, first)
-        entered as kept (`_let_flags_stand`)."""
+        entered as kept (`_let_flags_stand`). A tile first seen with the one `built_on` it (a
+        stretch of plays read at once, after a hand hid them) was kept too: the other was laid
+        against it."""
         assert self.current is not None
         chain: list[BoardTile] = []
         bt: BoardTile | None = top
@@ -1913,7 +1917,8 @@ class Tracker:
         entered = False
         for bt in reversed(chain):
             flag = self._standing_flag(bt.tile)
-            if bt.missing or bt.frame >= obs.frame or flag is None or bt.on is None:
+            if bt.missing or bt.frame > obs.frame or (bt.frame == obs.frame and not built_on) or \
+                    flag is None or bt.on is None:
                 break
             touching = bt.pose.pips[bt.touching] if bt.touching is not None else None
             play = referee.let_stand(bt.tile, bt.on, touching, bt.frame, flag["t"],
