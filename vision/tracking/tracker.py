@@ -1107,7 +1107,7 @@ class Tracker:
                 events.extend(fixed)
                 cands = self._candidates(pose) or cands
             if self._let_flags_stand(cands[0][1] if cands else None, obs):
-                cands = self._candidates(pose) or cands
+                cands = self._candidates(pose) or cands  # before the checks that precede a flag
             if not self._ruling(tile, pose, cands)[2].legal and \
                     (hole := self._hole_before(tile, pose)) is not None:
                 # it touches a tile it cannot go on, but lies a tile's length beyond an open end
@@ -1775,6 +1775,9 @@ class Tracker:
         assert self.current is not None
         if hand:
             self._follow_hand(obs)
+        # (also for tiles set apart before and judged again now, which skip `_place`'s checks)
+        if self._let_flags_stand(candidates[0][1] if candidates else None, obs):
+            candidates = self._candidates(pose) or candidates
         referee = self.current.referee
         read_as = tile
         tile, pose, verdict, parent, touching, misread = self._ruling(tile, pose, candidates)
