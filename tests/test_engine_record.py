@@ -138,17 +138,18 @@ def test_plays_may_name_only_the_engine_end_id() -> None:
     assert load_record(record).ok
 
 
+def _two_player_record(hands: list[list[str]], boneyard: list[str], turns: list[dict]) -> dict[str, Any]:
+    """A hand-written double-6 record of one round (as a camera game's record is written)."""
+    deal = Deal.arrange(GameConfig(2, 6), hands, boneyard)
+    return {"players": 2, "set": 6, "rules": {}, "rounds": [{"deal": deal.to_dict(), "turns": turns}]}
+
+
 def test_hand_written_record_of_a_camera_game() -> None:
-    config = GameConfig(2, 6)
-    deal = Deal.arrange(config, [["6-6", "6-1", "3-2"], ["6-2", "2-2", "5-4"]], ["1-0"])
-    record: dict[str, Any] = {
-        "players": 2, "set": 6, "rules": {},
-        "rounds": [{"deal": deal.to_dict(), "turns": [
-            {"type": "play", "player": 1, "tile": "6-2", "on": "6-6"},
-            {"type": "play", "player": 0, "tile": "6-1", "on": "6-6"},
-            {"type": "play", "player": 1, "tile": "5-4", "on": "6-1"},
-        ]}],
-    }
+    record = _two_player_record([["6-6", "6-1", "3-2"], ["6-2", "2-2", "5-4"]], ["1-0"], [
+        {"type": "play", "player": 1, "tile": "6-2", "on": "6-6"},
+        {"type": "play", "player": 0, "tile": "6-1", "on": "6-6"},
+        {"type": "play", "player": 1, "tile": "5-4", "on": "6-1"},
+    ])
     replay = load_record(record)
     assert replay.error.to_dict() == {
         "round": 0, "turn": 2, "code": "spinner_arms_unfinished",
@@ -210,19 +211,14 @@ def test_invalid_json_raises_record_error() -> None:
 def test_a_play_the_table_kept_replays_as_it_lay() -> None:
     """A watched game's record marks a flagged play the table kept "stood": it replays as laid,
     and the plays built on it replay too."""
-    config = GameConfig(2, 6)
-    deal = Deal.arrange(config, [["6-6", "6-1", "6-3", "4-0"], ["6-2", "6-4", "5-4", "1-0"]], ["3-0"])
-    record: dict[str, Any] = {
-        "players": 2, "set": 6, "rules": {},
-        "rounds": [{"deal": deal.to_dict(), "turns": [
-            {"type": "play", "player": 1, "tile": "6-2", "on": "6-6"},
-            {"type": "play", "player": 0, "tile": "6-1", "on": "6-6"},
-            {"type": "play", "player": 1, "tile": "6-4", "on": "6-6"},
-            {"type": "play", "player": 0, "tile": "6-3", "on": "6-6"},
-            {"type": "play", "player": 1, "tile": "5-4", "on": "6-2", "stood": True, "facing": 5},
-            {"type": "play", "player": 0, "tile": "4-0", "on": "5-4"},
-        ]}],
-    }
+    record = _two_player_record([["6-6", "6-1", "6-3", "4-0"], ["6-2", "6-4", "5-4", "1-0"]], ["3-0"], [
+        {"type": "play", "player": 1, "tile": "6-2", "on": "6-6"},
+        {"type": "play", "player": 0, "tile": "6-1", "on": "6-6"},
+        {"type": "play", "player": 1, "tile": "6-4", "on": "6-6"},
+        {"type": "play", "player": 0, "tile": "6-3", "on": "6-6"},
+        {"type": "play", "player": 1, "tile": "5-4", "on": "6-2", "stood": True, "facing": 5},
+        {"type": "play", "player": 0, "tile": "4-0", "on": "5-4"},
+    ])
     replay = load_record(record)
     assert replay.ok, replay.error
     del record["rounds"][0]["turns"][4]["stood"]

@@ -151,12 +151,26 @@ class Referee:
             return False
         return True
 
+    def _saved_plays(self) -> list[SeenPlay]:
+        return [SeenPlay(**p.__dict__) for p in self.plays]
+
+    def _replays(self, saved: list[SeenPlay]) -> bool:
+        """Rebuild the round from the plays as changed; where it does not replay, put back the
+        plays `saved` before the change. Returns whether it replayed."""
+        try:
+            self.state = self._rebuild(None)
+            return True
+        except IllegalPlay:
+            self.plays = saved
+            self.state = self._rebuild(None)
+            return False
+
     def copy(self) -> "Referee":
         """An independent referee at the same point (for trying plays out)."""
         other = Referee.__new__(Referee)
         other.__dict__.update(self.__dict__)
         other.passes = dict(self.passes)
-        other.plays = [SeenPlay(**p.__dict__) for p in self.plays]
+        other.plays = self._saved_plays()
         return other
 
     # --- reading --------------------------------------------------------------------
@@ -250,14 +264,9 @@ class Referee:
         if not slots:
             return None
         play = SeenPlay(self.turn, tile, on, slots[0], frame, t, touching, stood=True, waived=waive)
+        saved = list(self.plays)
         self.plays.append(play)
-        try:
-            self.state = self._rebuild(None)
-        except IllegalPlay:
-            self.plays.pop()
-            self.state = self._rebuild(None)
-            return None
-        return play
+        return play if self._replays(saved) else None
 
     def stand_corrected(self, tile: Tile, earlier: list[Tile]) -> SeenPlay | None:
         """The stood play of `tile` found legal after all: the plays of `earlier` (tiles read
@@ -267,7 +276,7 @@ class Referee:
         k = next((i for i, p in enumerate(self.plays) if p.tile == tile and p.stood), None)
         if k is None:
             return None
-        saved = [SeenPlay(**p.__dict__) for p in self.plays]
+        saved = self._saved_plays()
         moved = [p for p in self.plays[k + 1:] if p.tile in earlier]
         rest = [p for p in self.plays[k + 1:] if p.tile not in earlier]
         self.plays = self.plays[:k] + moved + [self.plays[k]] + rest
@@ -276,13 +285,7 @@ class Referee:
         index = {self.spinner: 0, **{p.tile: i + 1 for i, p in enumerate(self.plays)}}
         for p in self.plays:
             p.end = index[p.on] * SLOT_STRIDE + p.end % SLOT_STRIDE
-        try:
-            self.state = self._rebuild(None)
-        except IllegalPlay:
-            self.plays = saved
-            self.state = self._rebuild(None)
-            return None
-        return self.plays[k + len(moved)]
+        return self.plays[k + len(moved)] if self._replays(saved) else None
 
     def replace(self, old: Tile, new: Tile, touching: int | None = None) -> SeenPlay | None:
         """Put `new` in place of the play of `old`, a tile that was misread, when the round still
@@ -303,7 +306,7 @@ class Referee:
                 any(new == self.spinner or not new.in_set(self.config.set_max) for new in news) or \
                 any(p.tile in news and p.tile not in fixes for p in self.plays):
             return None
-        saved = [SeenPlay(**p.__dict__) for p in self.plays]
+        saved = self._saved_plays()
         for old, (new, touching) in fixes.items():
             self.plays[index[old]].tile = new
             if touching is not None:
@@ -311,13 +314,7 @@ class Referee:
         for p in self.plays:
             if p.on in fixes:
                 p.on = fixes[p.on][0]
-        try:
-            self.state = self._rebuild(None)
-        except IllegalPlay:
-            self.plays = saved
-            self.state = self._rebuild(None)
-            return None
-        return [self.plays[index[old]] for old in fixes]
+        return [self.plays[index[old]] for old in fixes] if self._replays(saved) else None
 
     def take_back(self) -> SeenPlay:
         """Undo the last play (the rules allow it before the next player plays)."""
@@ -339,7 +336,7 @@ class Referee:
         if any(p.frame != play.frame or p.on == tile for p in later) or \
                 any(k < n <= len(self.plays) for n in self.passes):
             return None
-        saved = [SeenPlay(**p.__dict__) for p in self.plays]
+        saved = self._saved_plays()
         self.plays = self.plays[:k]
         self.state = self._rebuild(None)
         for p in later:
