@@ -269,3 +269,55 @@ def test_pips_in_a_colour_the_dot_detector_is_blind_to_are_read_by_the_pattern_a
     finally:
         blind.undo()
     assert len(set(want) - set(first_look)) >= 5
+
+
+def _large_tiles_out_of_focus() -> tuple[bytes, list[tuple[int, int]]]:
+    """Six 220-px tiles of a double-12 set, blurred by a Gaussian of 2 % of their length: a photo
+    a little out of focus, every pip still plain to the eye."""
+    import cv2
+    import dataclasses
+
+    from vision.synth.tileface import draw_tile, random_style
+
+    style = dataclasses.replace(random_style(np.random.default_rng(4), 12), body=(248, 246, 240))
+    img = np.full((600, 1100, 3), (40, 40, 45), np.uint8)
+    tiles = [(12, 10), (7, 7), (11, 9), (12, 8), (10, 6), (9, 12)]
+    for k, (a, b) in enumerate(tiles):
+        rgba = draw_tile(style, a, b, 110, np.random.default_rng(k)).rgba
+        h, w = rgba.shape[:2]
+        x0, y0 = 40 + k * 170, 150
+        alpha = rgba[..., 3:4].astype(np.float32) / 255
+        roi = img[y0:y0 + h, x0:x0 + w].astype(np.float32)
+        img[y0:y0 + h, x0:x0 + w] = (roi * (1 - alpha) + rgba[..., :3] * alpha).astype(np.uint8)
+    img = cv2.GaussianBlur(cv2.cvtColor(img, cv2.COLOR_RGB2BGR), (0, 0), 0.02 * 220)
+    return cv2.imencode(".png", img)[1].tobytes(), tiles
+
+
+@pytest.mark.skipif(not (MODELS / "half_reader.onnx").exists(), reason="no committed models")
+def test_dots_a_blur_has_faded_are_read_by_the_pattern_and_a_sharpened_look():
+    import vision.recognize as recognize
+
+    data, tiles = _large_tiles_out_of_focus()
+    rec = recognize.Recognizer(MODELS)
+    want = sorted(tuple(sorted(t)) for t in tiles)
+    assert sorted(tuple(sorted(t.pips)) for t in rec.recognize(data, set_max=12).tiles) == want
+    unsharpened = pytest.MonkeyPatch()
+    unsharpened.setattr(recognize, "sharpened_view", lambda crop: crop)
+    try:
+        first_looks = sorted(tuple(sorted(t.pips)) for t in rec.recognize(data, set_max=12).tiles)
+    finally:
+        unsharpened.undo()
+    assert first_looks != want
+
+
+def test_the_sharpened_view_restores_a_blurred_dots_contrast_and_leaves_a_flat_face():
+    import cv2
+
+    from vision.pipreader import sharpened_view
+
+    crop = np.full((CROP_L, CROP_W, 3), 235, np.uint8)
+    cv2.circle(crop, (40, 40), 7, (150, 150, 150), -1)
+    soft = cv2.GaussianBlur(crop, (0, 0), 3)
+    view = sharpened_view(soft)
+    assert int(view[40, 40, 0]) < int(soft[40, 40, 0]) - 15
+    assert abs(int(view[120, 40, 0]) - 235) <= 1

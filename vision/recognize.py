@@ -12,7 +12,7 @@ from .detector import CLASS_BACK, TileDetector
 from .imageio import LoadedImage, load_image
 from .halfreader import (SMALL_TILE_PX, HalfReader, bar_checked, classified_reading, disputed_ends,
                          pattern_checked, second_look_checked)
-from .pipreader import PipReader, TileReading, colour_distance_view, find_bar
+from .pipreader import PipReader, TileReading, colour_distance_view, find_bar, sharpened_view
 from .rectify import rectify_tile
 from .types import Recognition, TileDetection, tile_length
 
@@ -141,6 +141,12 @@ class Recognizer:
                                            [bars[i] for i in disputed]) if disputed else []
             for i, second in zip(disputed, seconds):
                 readings[i] = second_look_checked(readings[i], second, large_probs[i], set_max, self.pips.conf)
+            # and ends a blur has faded (see `sharpened_view`)
+            blurred = [i for i in disputed if disputed_ends(readings[i], large_probs[i], set_max)]
+            thirds = self.pips.read_crops([sharpened_view(crops[i]) for i in blurred],
+                                          [bars[i] for i in blurred]) if blurred else []
+            for i, third in zip(blurred, thirds):
+                readings[i] = second_look_checked(readings[i], third, large_probs[i], set_max, self.pips.conf)
         tiles = [TileDetection(i, b.corners * img.scale, b.score) for i, b in enumerate(up)]
         for t, r in zip(tiles, readings):
             t.pip_points = [(x, y, c, h) for x, y, c, h in r.points]

@@ -1,0 +1,131 @@
+"""Copies of labelled photos changed the way other people's photos differ from ours (turned,
+tilted, dim, warm light, a shadow across, blur, noise, heavy JPEG), to see what the recognizer
+loses on real pixels under conditions the development photos do not show.
+
+    python scripts/stress_real.py ../shared/data/real --out /tmp/stress
+    for d in /tmp/stress/*/; do chickenfoot eval $d --labels ../shared/data/real/labels.json --only photos; done
+
+Every change is applied to the whole photo with the same strength for every photo, fixed before
+looking at any result; blur and noise are scaled by the photo's tile length (from the committed
+models' boxes on the untouched photo), so a 4k photo is not blurred less than a 900-px one.
+Nothing is written inside the repository unless --out points there: the photos are not ours to
+redistribute.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+from pathlib import Path
+from typing import Callable
+
+import cv2
+import numpy as np
+
+
+def _border_colour(img: np.ndarray) -> tuple[float, ...]:
+    edge = np.concatenate([img[0], img[-1], img[:, 0], img[:, -1]])
+    return tuple(float(v) for v in np.median(edge, axis=0))
+
+
+def rotate(deg: float) -> Callable[[np.ndarray, float], np.ndarray]:
+    def f(img: np.ndarray, _tile: float) -> np.ndarray:
+        h, w = img.shape[:2]
+        m = cv2.getRotationMatrix2D((w / 2, h / 2), deg, 1.0)
+        c, s = abs(m[0, 0]), abs(m[0, 1])
+        nw, nh = int(h * s + w * c), int(h * c + w * s)
+        m[0, 2] += nw / 2 - w / 2
+        m[1, 2] += nh / 2 - h / 2
+        return cv2.warpAffine(img, m, (nw, nh), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                              borderValue=_border_colour(img))
+    return f
+
+
+def tilt(img: np.ndarray, _tile: float) -> np.ndarray:
+    """Seen from lower down: the far edge 30 % narrower and the picture 20 % shorter."""
+    h, w = img.shape[:2]
+    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    dst = np.float32([[0.15 * w, 0], [0.85 * w, 0], [w, 0.8 * h], [0, 0.8 * h]])
+    return cv2.warpPerspective(img, cv2.getPerspectiveTransform(src, dst), (w, int(0.8 * h)),
+                               borderMode=cv2.BORDER_CONSTANT, borderValue=_border_colour(img))
+
+
+def dim(img: np.ndarray, _tile: float) -> np.ndarray:
+    """A dim room: 40 % of the light, then the phone's gain lifts the noise with it."""
+    f = img.astype(np.float32) * 0.4
+    return np.clip(f, 0, 255).astype(np.uint8)
+
+
+def warm(img: np.ndarray, _tile: float) -> np.ndarray:
+    """Tungsten light, not white-balanced: blue down, red up."""
+    f = img.astype(np.float32) * np.array([0.7, 0.95, 1.15], np.float32)
+    return np.clip(f, 0, 255).astype(np.uint8)
+
+
+def shadow(img: np.ndarray, _tile: float) -> np.ndarray:
+    """A soft shadow over the left half (a player leaning over): down to 45 % of the light."""
+    h, w = img.shape[:2]
+    ramp = np.clip((np.arange(w, dtype=np.float32) / w - 0.35) / 0.3, 0, 1)
+    gain = 0.45 + 0.55 * ramp
+    return np.clip(img.astype(np.float32) * gain[None, :, None], 0, 255).astype(np.uint8)
+
+
+def blur(img: np.ndarray, tile: float) -> np.ndarray:
+    """Out of focus: a Gaussian of 2 % of the tile's length (2 px on a 100-px tile)."""
+    return cv2.GaussianBlur(img, (0, 0), max(0.5, 0.02 * tile))
+
+
+def noise(img: np.ndarray, tile: float) -> np.ndarray:
+    """Sensor noise (sigma 10 grey levels) at a 100-px tile's scale, then shrunk back."""
+    f = max(1.0, tile / 100)
+    small = cv2.resize(img, None, fx=1 / f, fy=1 / f, interpolation=cv2.INTER_AREA)
+    n = np.random.default_rng(0).normal(0, 10, small.shape)
+    small = np.clip(small.astype(np.float32) + n, 0, 255).astype(np.uint8)
+    return cv2.resize(small, (img.shape[1], img.shape[0]), interpolation=cv2.INTER_LINEAR)
+
+
+def jpeg(img: np.ndarray, tile: float) -> np.ndarray:
+    """A messenger's recompression: quality 25 at a 100-px tile's scale."""
+    f = max(1.0, tile / 100)
+    small = cv2.resize(img, None, fx=1 / f, fy=1 / f, interpolation=cv2.INTER_AREA)
+    small = cv2.imdecode(cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, 25])[1], cv2.IMREAD_COLOR)
+    return cv2.resize(small, (img.shape[1], img.shape[0]), interpolation=cv2.INTER_LINEAR)
+
+
+CHANGES: dict[str, Callable[[np.ndarray, float], np.ndarray]] = {
+    "rot30": rotate(30), "rot45": rotate(45), "rot135": rotate(135), "tilt": tilt, "dim": dim,
+    "warm": warm, "shadow": shadow, "blur": blur, "noise": noise, "jpeg": jpeg,
+}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("root", type=Path, help="folder the labels' paths are relative to")
+    ap.add_argument("--labels", type=Path, help="labels.json (default: ROOT/labels.json)")
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--only", default="photos/", help="label keys starting with this")
+    ap.add_argument("--changes", nargs="+", default=list(CHANGES), choices=list(CHANGES))
+    args = ap.parse_args()
+
+    from vision.imageio import load_image
+    from vision.recognize import Recognizer
+    from vision.types import tile_length
+
+    labels = json.loads((args.labels or args.root / "labels.json").read_text())
+    rec = Recognizer()
+    for key in labels:
+        if not key.startswith(args.only):
+            continue
+        img = load_image(str(args.root / key))
+        found = rec.recognize_loaded(img).tiles
+        tile = statistics.median(tile_length(t.corners) for t in found) if found else 100.0
+        for name in args.changes:
+            out = args.out / name / key
+            out.parent.mkdir(parents=True, exist_ok=True)
+            jpg = out.suffix.lower() in (".jpg", ".jpeg")
+            cv2.imwrite(str(out), CHANGES[name](img.bgr, tile), [cv2.IMWRITE_JPEG_QUALITY, 95] if jpg else [])
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
