@@ -272,3 +272,38 @@ def test_a_back_the_half_reader_takes_for_a_face_with_one_blank_end_stays_a_back
         crop = _rendered_crop(0, 0, seed, face_down=True, pattern=pattern)
         for a, b in ((1, 0), (0, 1), (15, 0)):
             assert not looks_a_face_by_pattern(_classified_pair(a, b, 0.95), crop), (seed, pattern, a, b)
+
+
+def test_a_large_box_the_detector_calls_a_back_is_a_face_where_its_divider_shows():
+    """Every face has a divider and no back has one; the detector told a plain 0-0 seen from low
+    down from a back by little more than its missing dots, and the tile was left out."""
+    from pathlib import Path
+
+    import cv2
+    import pytest
+
+    from vision.detector import CLASS_BACK, RawBox
+    from vision.recognize import Recognizer
+    from vision.synth.tileface import draw_tile, random_style
+
+    models = Path(__file__).resolve().parents[1] / "models"
+    if not (models / "tile_detector.onnx").exists():
+        pytest.skip("no committed models")
+    rng = np.random.default_rng(5)
+    style = random_style(rng, 12)
+    style.body = style.back_rgb = (240, 236, 226)
+    style.bar_rgb, style.back_pattern = (15, 15, 15), "ring"
+    img = np.full((420, 640, 3), 45, np.uint8)
+    for x0, down in ((80, False), (380, True)):
+        sp = draw_tile(style, 0, 0, 110, rng, face_down=down)
+        alpha = sp.rgba[..., 3:4] / 255.0
+        roi = img[60:60 + sp.length, x0:x0 + sp.width]
+        img[60:60 + sp.length, x0:x0 + sp.width] = (sp.rgba[..., :3] * alpha + roi * (1 - alpha)).astype(np.uint8)
+    data = cv2.imencode(".png", img[..., ::-1])[1].tobytes()
+    rec = Recognizer(models)
+    detect = rec.detector.detect
+    rec.detector.detect = lambda im: [RawBox(b.corners, b.score, CLASS_BACK) for b in detect(im)]
+    result = rec.recognize(data, set_max=12)
+    assert [t.pips for t in result.tiles] == [(0, 0)]
+    assert len(result.face_down) == 1
+    assert result.tiles[0].corners[:, 0].max() < 320  # the face, not the back
