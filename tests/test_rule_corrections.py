@@ -117,6 +117,16 @@ def test_a_tile_partly_lying_on_another_keeps_both():
     assert len(kept) == 2
 
 
+def test_a_phantom_over_parts_of_several_tiles_gives_way_though_no_one_tile_covers_it():
+    """A box over three quarters of one tile and a quarter of its neighbour: neither covers it alone
+    (a hand lined up in rows and photographed turned 45° made such a box over the halves of two
+    diagonal neighbours, read 3-4 and counted on top of both)."""
+    tiles = [_box(0, 0, 200, 100, 0.9), _box(200, 0, 400, 100, 0.9), _box(150, 0, 350, 100, 0.56)]
+    readings = [_plain(3, 4, (80.0, 8.0)), _plain(5, 2, (80.0, 8.0)), _plain(4, 5, None)]
+    kept, kept_readings = drop_overlapping_boxes(tiles, readings)
+    assert sorted(r.pips for r in kept_readings) == [(3, 4), (5, 2)]
+
+
 def test_a_box_with_neither_dot_nor_divider_is_a_tiles_back():
     from vision.recognize import looks_face_down
 

@@ -48,6 +48,7 @@ def drop_duplicate_boxes(tiles: list[TileDetection], readings: list[TileReading]
 
 
 OVERLAP = 0.35  # share of the smaller box two real tiles lying flat never cover of each other
+TOUCH = 0.05  # share of the smaller box above which a neighbour counts towards a box's cover
 COVERED = 0.8  # share of a box that other boxes must cover for it to be a possible phantom
 BAR_WEIGHT = 0.5  # how much a divider like the photo's other tiles' counts against detector score
 
@@ -74,17 +75,25 @@ def drop_overlapping_boxes(tiles: list[TileDetection], readings: list[TileReadin
     areas = [abs(cv2.contourArea(p)) for p in polys]
     meet = bounds_meet(polys)
     overlapping: dict[int, set[int]] = {i: set() for i in range(n)}
+    touching: dict[int, set[int]] = {i: set() for i in range(n)}
     for i in range(n):
         for j in range(i + 1, n):
             if not meet[i, j]:
                 continue  # the boxes cannot overlap
             small = min(areas[i], areas[j])
-            if small > 0 and cv2.intersectConvexConvex(polys[i], polys[j])[0] > OVERLAP * small:
+            inter = cv2.intersectConvexConvex(polys[i], polys[j])[0] if small > 0 else 0.0
+            if inter > TOUCH * small:
+                touching[i].add(j)
+                touching[j].add(i)
+            if inter > OVERLAP * small:
                 overlapping[i].add(j)
                 overlapping[j].add(i)
     # only a box the others cover almost wholly can be a phantom (or a tile boxed twice); a tile
-    # partly lying on another (a heap, a fanned hand) leaves much of each uncovered
-    covered = [bool(overlapping[i]) and _covered_share(polys[i], [polys[j] for j in overlapping[i]]) >= COVERED
+    # partly lying on another (a heap, a fanned hand) leaves much of each uncovered. Every box it
+    # overlaps counts towards its cover: a box over the halves of two diagonal neighbours and a
+    # corner of a third (a hand lined up in rows, photographed turned 45°) overlaps no single one
+    # enough to be covered by it alone
+    covered = [bool(overlapping[i]) and _covered_share(polys[i], [polys[j] for j in touching[i]]) >= COVERED
                for i in range(n)]
     conflicts = {i: {j for j in overlapping[i] if covered[i] or covered[j]} for i in range(n)}
     if not any(conflicts.values()):
