@@ -302,7 +302,8 @@ def test_dots_a_blur_has_faded_are_read_by_the_pattern_and_a_sharpened_look():
     want = sorted(tuple(sorted(t)) for t in tiles)
     assert sorted(tuple(sorted(t.pips)) for t in rec.recognize(data, set_max=12).tiles) == want
     unsharpened = pytest.MonkeyPatch()
-    unsharpened.setattr(recognize, "sharpened_view", lambda crop: crop)
+    unsharpened.setattr(recognize, "FURTHER_LOOKS", tuple(f for f in recognize.FURTHER_LOOKS
+                                                          if f is not recognize.sharpened_view))
     try:
         first_looks = sorted(tuple(sorted(t.pips)) for t in rec.recognize(data, set_max=12).tiles)
     finally:
@@ -321,3 +322,46 @@ def test_the_sharpened_view_restores_a_blurred_dots_contrast_and_leaves_a_flat_f
     view = sharpened_view(soft)
     assert int(view[40, 40, 0]) < int(soft[40, 40, 0]) - 15
     assert abs(int(view[120, 40, 0]) - 235) <= 1
+
+
+def _pale_twelves_lit_to_white() -> tuple[bytes, list[tuple[int, int]]]:
+    """Six 220-px tiles with light grey 12s, the photo overexposed 1.6 times: the face clips to
+    white and the 12s' dots lie a few LAB units from it, faint but plain to the eye."""
+    import cv2
+    import dataclasses
+
+    from vision.synth.tileface import draw_tile, random_style
+
+    colours = [(20, 20, 60)] * 19
+    colours[12] = (190, 190, 190)
+    style = dataclasses.replace(random_style(np.random.default_rng(3), 12), body=(250, 250, 250),
+                                pip_colours=colours)
+    img = np.full((600, 1100, 3), (40, 40, 45), np.uint8)
+    tiles = [(12, 3), (12, 5), (12, 8), (12, 10), (12, 1), (12, 12)]
+    for k, (a, b) in enumerate(tiles):
+        rgba = draw_tile(style, a, b, 110, np.random.default_rng(k)).rgba
+        h, w = rgba.shape[:2]
+        x0, y0 = 40 + k * 170, 150
+        alpha = rgba[..., 3:4].astype(np.float32) / 255
+        roi = img[y0:y0 + h, x0:x0 + w].astype(np.float32)
+        img[y0:y0 + h, x0:x0 + w] = (roi * (1 - alpha) + rgba[..., :3] * alpha).astype(np.uint8)
+    img = np.clip(img.astype(np.float32) * 1.6, 0, 255).astype(np.uint8)
+    return cv2.imencode(".png", cv2.cvtColor(img, cv2.COLOR_RGB2BGR))[1].tobytes(), tiles
+
+
+@pytest.mark.skipif(not (MODELS / "half_reader.onnx").exists(), reason="no committed models")
+def test_pale_pips_on_an_overexposed_face_are_read_by_the_pattern_and_a_fainter_look():
+    import vision.recognize as recognize
+
+    data, tiles = _pale_twelves_lit_to_white()
+    rec = recognize.Recognizer(MODELS)
+    want = sorted(tuple(sorted(t)) for t in tiles)
+    assert sorted(tuple(sorted(t.pips)) for t in rec.recognize(data, set_max=12).tiles) == want
+    without = pytest.MonkeyPatch()
+    without.setattr(recognize, "FURTHER_LOOKS", tuple(f for f in recognize.FURTHER_LOOKS
+                                                      if f is not recognize.faint_pips_view))
+    try:
+        fewer_looks = sorted(tuple(sorted(t.pips)) for t in rec.recognize(data, set_max=12).tiles)
+    finally:
+        without.undo()
+    assert fewer_looks != want

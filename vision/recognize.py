@@ -12,7 +12,7 @@ from .detector import CLASS_BACK, TileDetector
 from .imageio import LoadedImage, load_image
 from .halfreader import (SMALL_TILE_PX, HalfReader, bar_checked, classified_reading, disputed_ends,
                          pattern_checked, second_look_checked)
-from .pipreader import PipReader, TileReading, colour_distance_view, find_bar, sharpened_view
+from .pipreader import PipReader, TileReading, colour_distance_view, faint_pips_view, find_bar, sharpened_view
 from .rectify import rectify_tile
 from .types import Recognition, TileDetection, tile_length
 
@@ -102,6 +102,14 @@ def shows_divider(image, box) -> bool:
     return find_bar(rectify_tile(image, box.corners)[0]) is not None
 
 
+FURTHER_LOOKS = (colour_distance_view, sharpened_view, faint_pips_view)
+"""Views of a large tile's crop read again, in turn, where the half reader is sure of more dots than
+were counted: pips of a colour the dot detector is blind to, dots a blur has faded, pale pips on a
+face lit to white. The classifier's value is taken only where a look finds exactly the dots it
+needs (`halfreader.second_look_checked`), so a look that merges or invents dots costs nothing but
+its time, and an end the dots already explain is never looked at again."""
+
+
 class Recognizer:
     def __init__(self, model_dir: str | Path | None = None, detector_conf: float = 0.5, pip_conf: float = 0.5,
                  threads: int | None = None, small_tiles: bool = True):
@@ -147,18 +155,16 @@ class Recognizer:
             for i in large:
                 readings[i] = bar_checked(readings[i], large_probs[i], set_max)
                 readings[i] = pattern_checked(readings[i], large_probs[i], set_max, self.pips.conf)
-            # ends still disputed may hold pips of a colour the dot detector is blind to
+            # ends still disputed get further looks, each on another view of the crop, until the
+            # dots of the classifier's value are found or the looks run out (see `FURTHER_LOOKS`)
             disputed = [i for i in large if disputed_ends(readings[i], large_probs[i], set_max)]
-            seconds = self.pips.read_crops([colour_distance_view(crops[i]) for i in disputed],
-                                           [bars[i] for i in disputed]) if disputed else []
-            for i, second in zip(disputed, seconds):
-                readings[i] = second_look_checked(readings[i], second, large_probs[i], set_max, self.pips.conf)
-            # and ends a blur has faded (see `sharpened_view`)
-            blurred = [i for i in disputed if disputed_ends(readings[i], large_probs[i], set_max)]
-            thirds = self.pips.read_crops([sharpened_view(crops[i]) for i in blurred],
-                                          [bars[i] for i in blurred]) if blurred else []
-            for i, third in zip(blurred, thirds):
-                readings[i] = second_look_checked(readings[i], third, large_probs[i], set_max, self.pips.conf)
+            for look in FURTHER_LOOKS:
+                if not disputed:
+                    break
+                views = self.pips.read_crops([look(crops[i]) for i in disputed], [bars[i] for i in disputed])
+                for i, view in zip(disputed, views):
+                    readings[i] = second_look_checked(readings[i], view, large_probs[i], set_max, self.pips.conf)
+                disputed = [i for i in disputed if disputed_ends(readings[i], large_probs[i], set_max)]
         tiles = [TileDetection(i, b.corners * img.scale, b.score) for i, b in enumerate(up)]
         for t, r in zip(tiles, readings):
             t.pip_points = [(x, y, c, h) for x, y, c, h in r.points]
