@@ -203,3 +203,26 @@ def test_a_play_the_table_kept_is_made_plain_when_a_tile_read_later_lay_before_i
     assert [p.tile for p in r.plays][-3:] == [T("9-4"), T("1-5"), T("5-6")]
     assert not any(p.stood or p.waived for p in r.plays) and r.open_value(T("5-6")) == 6
     assert r.stand_corrected(T("1-5"), []) is None  # no longer a stood play
+
+
+def test_a_play_laid_before_the_last_double_is_entered_before_it_when_both_are_legal_so():
+    r = _ref(players=2)
+    for tile in ("9-1", "9-2", "9-3", "9-4"):
+        _play(r, tile, "9-9")
+    _play(r, "1-1", "9-1")  # a chickie: it waits for three toes
+    assert r.judge(T("2-5"), T("9-2"), 2).error.code == "chickie_unfinished"
+    play = r.play_before_last(T("2-5"), T("9-2"), 2, 40, 4.0)
+    assert play is not None and play.tile == T("2-5")
+    assert [p.tile for p in r.plays][-2:] == [T("2-5"), T("1-1")]
+    assert r.judge(T("3-6"), T("9-3"), 3).error.code == "chickie_unfinished"  # it still waits
+
+
+def test_a_play_that_is_illegal_before_the_last_double_too_is_not_moved_before_it():
+    r = _ref(players=2)
+    for tile in ("9-1", "9-2", "9-3", "9-4"):
+        _play(r, tile, "9-9")
+    _play(r, "1-1", "9-1")
+    before = [p.tile for p in r.plays]
+    assert r.play_before_last(T("3-5"), T("9-2"), 3, 40, 4.0) is None  # a 3 against the open 2
+    assert r.play_before_last(T("1-5"), T("1-1"), 1, 40, 4.0) is None  # on the last play itself
+    assert [p.tile for p in r.plays] == before

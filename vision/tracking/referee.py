@@ -287,6 +287,28 @@ class Referee:
             p.end = index[p.on] * SLOT_STRIDE + p.end % SLOT_STRIDE
         return self.plays[k + len(moved)] if self._replays(saved) else None
 
+    def play_before_last(self, tile: Tile, on: Tile, touching: int | None, frame: int, t: float) -> SeenPlay | None:
+        """Enter the play of `tile` on `on` before the last play, when it is legal there and the
+        last play is still legal after it: the camera saw `tile` only after the last play, but the
+        table shows it lay there before (the reader missed it for a while). Returns the play
+        entered, or None with nothing changed (no last play, a pass noted around it, `on` the
+        last play's tile, or either play illegal in that order)."""
+        if not self.plays or on == self.plays[-1].tile or any(k >= len(self.plays) - 1 for k in self.passes):
+            return None
+        saved = self._saved_plays()
+        last = self.plays.pop()
+        self.state = self._rebuild(None)
+        verdict = self.judge(tile, on, touching)
+        if not verdict.legal:
+            self.plays = saved
+            self.state = self._rebuild(None)
+            return None
+        assert verdict.end is not None
+        play = SeenPlay(verdict.player, tile, on, verdict.end, frame, t, touching)
+        self.plays.append(play)
+        self.plays.append(last)
+        return play if self._replays(saved) else None
+
     def replace(self, old: Tile, new: Tile, touching: int | None = None) -> SeenPlay | None:
         """Put `new` in place of the play of `old`, a tile that was misread, when the round still
         replays with it (every play after it legal too, those laid on it now laid on `new`).

@@ -269,6 +269,10 @@ class Tracker:
         """`_settled_image` as it was when the last motion began: a tile laid in that motion
         changed the picture at its place since (a tile missed at first and read only later
         still differs from it)."""
+        self._last_still: np.ndarray | None = None
+        self._still_before_motion: np.ndarray | None = None
+        """The last still frame before the last motion began, whatever the reader made of it: the
+        table just before the hands that came in then (see `_laid_before_last`)."""
 
     # --- input ------------------------------------------------------------------------
 
@@ -300,12 +304,14 @@ class Tracker:
             if self._still:  # a new stretch of motion: hands seen before it are not this one's
                 self._entries.clear()
                 self._before_motion = self._settled_image
+                self._still_before_motion = self._last_still
             self._still = 0
             if reading.entry is not None:
                 self._entries.append((index, reading.entry))
                 del self._entries[:-20]
             return events
         self._still += 1
+        self._last_still = frame if isinstance(frame, np.ndarray) else None
         if self._still < STILL_BEFORE_READ:
             return events  # a hand pausing mid-move looks still for one frame: wait for a second
         recheck = False
@@ -431,7 +437,7 @@ class Tracker:
             for bt in self.board.values():
                 bt.pose = bt.pose.transformed(m)
             self._follow_views(m)
-            self._settled_image = self._before_motion = None
+            self._settled_image = self._before_motion = self._still_before_motion = None
             self._reassociate()
         latest = recent[-1]
         if latest.motion is None and latest.image is not None:
@@ -934,7 +940,7 @@ class Tracker:
         for bt in self.board.values():
             bt.pose = bt.pose.transformed(m)
         self._follow_views(m)
-        self._settled_image = self._before_motion = None
+        self._settled_image = self._before_motion = self._still_before_motion = None
         self._reassociate()
         last = recent[-1]
         return [CameraMoved(recent[0].frame, recent[0].t, round(shift, 1), round(turn, 2), last.matched)]
@@ -1795,6 +1801,10 @@ class Tracker:
             return TilePlayed(obs.frame, obs.t, str(tile), verdict.player, str(on), verdict.slot, verdict.end)
         err = verdict.error
         assert err is not None
+        if err.code in WAITING_DOUBLE_RULES and parent is not None:
+            earlier = self._laid_before_last(tile, pose, parent, touching, obs)
+            if earlier is not None:
+                return earlier
         self.board[tile] = BoardTile(tile, pose, "illegal", verdict.player, on, touching, obs.frame)
         evidence = self._save_evidence(obs, tile, pose, parent, err.message)
         if err.code in WAITING_DOUBLE_RULES and obs.image is not None:
@@ -1805,6 +1815,36 @@ class Tracker:
                                      "evidence": evidence})
         return TilePlayed(obs.frame, obs.t, str(tile), verdict.player, None if on is None else str(on), None, None,
                           legal=False, rule=err.code, message=err.message, evidence=evidence)
+
+    def _laid_before_last(self, tile: Tile, pose: TilePose, parent: BoardTile, touching: int | None,
+                          obs: Observation) -> TrackEvent | None:
+        """A play refused because the double laid last still waits for tiles, when the table shows
+        it was laid before that double: its place looks as it did before the hands that laid the
+        double came in, and the double's place does not. The reader had missed it for a few still
+        frames (a 40-px tile among many), and the next player fed the layout elsewhere, laying the
+        double; entered in the order the camera saw them, the earlier play looked like play
+        elsewhere while the chickie waited (rendered round seed10-18). It is entered before the
+        double, where both plays are legal in that order."""
+        assert self.current is not None
+        referee = self.current.referee
+        last = referee.plays[-1] if referee.plays else None
+        double = self.board.get(last.tile) if last is not None else None
+        ref = self._still_before_motion
+        if last is None or double is None or not last.tile.is_double or last.stood or ref is None or \
+                obs.image is None or obs.motion is not None or ref.shape != obs.image.shape:
+            return None
+        if not self._lay_there_at(BoardTile(tile, pose, "legal", 0, None, None, obs.frame), ref, np.eye(3), obs.image) \
+                or self._lay_there_at(double, ref, np.eye(3), obs.image):
+            return None
+        play = referee.play_before_last(tile, parent.tile, pose.pips[touching] if touching is not None else None,
+                                        obs.frame, obs.t)
+        if play is None:
+            return None
+        self._played_legally.add(tile)
+        self.board[tile] = BoardTile(tile, pose, "legal", play.player, parent.tile, touching, obs.frame)
+        double.player = referee.plays[-1].player
+        slot = play.end % SLOT_STRIDE if play.on.is_double else None
+        return TilePlayed(obs.frame, obs.t, str(tile), play.player, str(parent.tile), slot, play.end)
 
     def _ruling(self, tile: Tile, pose: TilePose, candidates: list[tuple[float, BoardTile, Any]]
                 ) -> tuple[Tile, TilePose, Verdict, BoardTile | None, int | None, bool]:
