@@ -317,3 +317,25 @@ def test_a_large_box_the_detector_calls_a_back_is_a_face_where_its_divider_shows
     assert [t.pips for t in result.tiles] == [(0, 0)]
     assert len(result.face_down) == 1
     assert result.tiles[0].corners[:, 0].max() < 320  # the face, not the back
+
+
+def test_a_small_blank_looking_box_whose_ends_need_several_dots_is_a_face_with_a_divider_fainter_still():
+    """A 54-px 10-10 spinner with a dashed pale divider and small pale pips (rendered round
+    seed11-7) showed the dot detector nothing and its divider only at the faintest look; the half
+    reader read 10-10, sure. Taken for a back, it cost the round."""
+    from vision.pipreader import find_bar
+    from vision.recognize import FAINT_BAR_CONTRAST, looks_a_face_by_pattern
+
+    for seed in range(4):
+        crop = _rendered_crop(6, 6, seed, bar_rgb=(218, 210, 196))  # a divider hardly darker than the face
+        assert find_bar(crop, contrast=FAINT_BAR_CONTRAST) is None
+        assert looks_a_face_by_pattern(_classified_pair(10, 10, 0.95), crop)
+        assert not looks_a_face_by_pattern(_classified_pair(10, 1, 0.95), crop)  # an end of 0 or 1: a back's pattern
+
+
+def test_a_back_with_a_stripe_is_not_read_as_a_face_by_the_faintest_divider():
+    from vision.recognize import looks_a_face_by_pattern
+
+    for seed, pattern in enumerate(["plain", "ring", "dimples", "stripe"] * 2):
+        crop = _rendered_crop(0, 0, seed, face_down=True, pattern=pattern)
+        assert not looks_a_face_by_pattern(_classified_pair(10, 10, 0.95), crop), pattern

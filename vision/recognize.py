@@ -63,8 +63,15 @@ def looks_a_face_by_pattern(reading: TileReading, crop) -> bool:
     was a back in every frame after its first of a rendered round (seed6-23), and the five plays
     built on its 0 were lost; both ends blank is the double blank's own test (`looks_double_blank`)."""
     halves = reading.halves
-    return all(hasattr(h, "probs") and h.confidence >= FACE_SURE for h in halves) \
-        and any(h.count > 0 for h in halves) and find_bar(crop, contrast=FAINT_BAR_CONTRAST) is not None
+    if not (all(hasattr(h, "probs") and h.confidence >= FACE_SURE for h in halves) and any(h.count > 0 for h in halves)):
+        return False
+    if find_bar(crop, contrast=FAINT_BAR_CONTRAST) is not None:
+        return True
+    # where both ends need several dots, a divider fainter still will do (a 54-px 10-10 spinner
+    # with a dashed pale red divider and small pale pips, read 10-10 at 0.94 and 0.95, was a back
+    # in every frame of rendered round seed11-7, and the round was followed from its first arm):
+    # a back's ring, dimples or stripe read as a 0 or a 1 on an end, never as two values of 2 or more
+    return all(h.count >= 2 for h in halves) and find_bar(crop, contrast=GROOVE_BAR_CONTRAST) is not None
 
 
 def looks_double_blank(reading: TileReading, crop, probs=None) -> bool:
