@@ -900,8 +900,7 @@ class Tracker:
         ref = self._before_motion
         if ref is None or obs.image is None or obs.motion is not None or ref.shape != obs.image.shape:
             return False
-        before, now = tile_patch(ref, pose), tile_patch(obs.image, pose)
-        return before is not None and now is not None and same_picture(before, now)
+        return _looks_alike(ref, obs.image, pose)
 
     def _misread_in_place(self, tile: Tile, pose: TilePose) -> tuple[Tile, TilePose] | None:
         """A new tile read as `tile`, which still lies in its own place: the reading is wrong
@@ -1251,9 +1250,7 @@ class Tracker:
     def _lay_there_at(bt: BoardTile, then: np.ndarray, to_then: np.ndarray, now: np.ndarray) -> bool:
         """Whether `bt`'s place looked in the picture `then` as it looks `now` (`to_then` maps
         today's coordinates to that picture's)."""
-        before = tile_patch(then, bt.pose.transformed(to_then))
-        after = tile_patch(now, bt.pose)
-        return before is not None and after is not None and same_picture(before, after)
+        return _looks_alike(then, now, bt.pose, bt.pose.transformed(to_then))
 
     def _look_closer(self, tile: Tile, pose: TilePose, candidates: list[tuple[float, BoardTile, Any]],
                      obs: Observation) -> list[TrackEvent]:
@@ -1833,8 +1830,7 @@ class Tracker:
         if last is None or double is None or not last.tile.is_double or last.stood or ref is None or \
                 obs.image is None or obs.motion is not None or ref.shape != obs.image.shape:
             return None
-        if not self._lay_there_at(BoardTile(tile, pose, "legal", 0, None, None, obs.frame), ref, np.eye(3), obs.image) \
-                or self._lay_there_at(double, ref, np.eye(3), obs.image):
+        if not _looks_alike(ref, obs.image, pose) or _looks_alike(ref, obs.image, double.pose):
             return None
         play = referee.play_before_last(tile, parent.tile, pose.pips[touching] if touching is not None else None,
                                         obs.frame, obs.t)
@@ -2171,6 +2167,14 @@ class Tracker:
         if self.player_names:
             out["player_names"] = list(self.player_names)
         return out
+
+
+def _looks_alike(then: np.ndarray, now: np.ndarray, pose: TilePose, pose_then: TilePose | None = None) -> bool:
+    """Whether the place `pose` looks in the picture `now` as it looked in `then` (where it was
+    `pose_then`, when the camera moved in between)."""
+    before = tile_patch(then, pose_then or pose)
+    after = tile_patch(now, pose)
+    return before is not None and after is not None and same_picture(before, after)
 
 
 def _with_first_reading(taken: TilePose, first: TilePose) -> TilePose:
