@@ -881,6 +881,14 @@ def test_a_confident_illegal_reading_is_flagged_even_when_a_far_second_reading_w
     assert [(p.tile, p.legal, p.rule) for p in plays] == [("5-2", False, "ends_do_not_match")]
 
 
+def test_a_second_reading_one_clean_dot_away_is_not_taken_to_make_a_play_legal():
+    """A dot scoring 0.72 against the 0.5 threshold is a dot: a planted 5-2 laid with its 5 against
+    the spinner's 6, read 5-2 with 6-2 as a second reading costing 0.22, is flagged (rendered
+    rounds seed11-0 and seed10-5: planted 6-5 and 9-7 went unflagged as 5-5 and 9-6)."""
+    plays = _played_above_spinner((5, 2), (6, 2), 0.22)
+    assert [(p.tile, p.legal, p.rule) for p in plays] == [("5-2", False, "ends_do_not_match")]
+
+
 def test_a_spinner_misread_as_another_double_is_taken_as_the_round_double_the_tracker_was_told():
     cfg = GameConfig(2, 6, HouseRules())
     tracker = Tracker(cfg, gate=_Still(), round_index=0)  # round one of a double-6 game: 6-6 leads
