@@ -365,3 +365,34 @@ def test_pale_pips_on_an_overexposed_face_are_read_by_the_pattern_and_a_fainter_
     finally:
         without.undo()
     assert fewer_looks != want
+
+
+def _pale_four_and_two() -> TileReading:
+    """A large 4-2 whose pale pink 4 neither the dot detector nor the classifier saw."""
+    return TileReading((HalfReading(0, [], 0.5), HalfReading(2, [0.8, 0.8], 0.8)), [], (80.0, 4.0))
+
+
+def _view_counts(a: int, b: int, score: float = 0.7) -> TileReading:
+    return TileReading((HalfReading(a, [score] * a, 0.8), HalfReading(b, [0.8] * b, 0.8)), [], (80.0, 4.0))
+
+
+def test_an_end_read_blank_unsure_takes_the_value_two_looks_at_the_colour_view_agree_on():
+    from vision.halfreader import blank_ends_in_doubt, pale_ends_checked
+
+    plain = _sure_of(0, 2, p=0.77)  # blank, but not sure
+    assert blank_ends_in_doubt(_pale_four_and_two(), plain) == [0]
+    fixed = pale_ends_checked(_pale_four_and_two(), plain, _view_counts(4, 2), _sure_of(4, 2), set_max=9)
+    assert fixed.pips == (4, 2)
+
+
+def test_an_end_read_blank_keeps_its_zero_unless_both_looks_at_the_colour_view_agree_and_its_dots_are_clear():
+    from vision.halfreader import pale_ends_checked
+
+    unsure = _sure_of(0, 2, p=0.77)
+    for view, view_probs in ((_view_counts(4, 2), _sure_of(5, 2)),        # the two looks disagree
+                             (_view_counts(4, 2), _sure_of(4, 2, p=0.6)),  # the classifier unsure on the view
+                             (_view_counts(4, 2, score=0.55), _sure_of(4, 2))):  # a faint dot among the four
+        assert pale_ends_checked(_pale_four_and_two(), unsure, view, view_probs, set_max=9).pips == (0, 2)
+    # a blank the classifier is sure of is not looked at again
+    assert pale_ends_checked(_pale_four_and_two(), _sure_of(0, 2), _view_counts(4, 2), _sure_of(4, 2),
+                             set_max=9).pips == (0, 2)

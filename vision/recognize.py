@@ -10,8 +10,8 @@ from pathlib import Path
 from .correct import apply_rules, second_readings, drop_duplicate_boxes, drop_overlapping_boxes, infer_set_max
 from .detector import CLASS_BACK, TileDetector
 from .imageio import LoadedImage, load_image
-from .halfreader import (SMALL_TILE_PX, HalfReader, bar_checked, classified_reading, disputed_ends,
-                         pattern_checked, second_look_checked)
+from .halfreader import (SMALL_TILE_PX, HalfReader, bar_checked, blank_ends_in_doubt, classified_reading,
+                         disputed_ends, pale_ends_checked, pattern_checked, second_look_checked)
 from .pipreader import PipReader, TileReading, colour_distance_view, faint_pips_view, find_bar, sharpened_view
 from .rectify import rectify_tile
 from .types import Recognition, TileDetection, tile_length
@@ -172,6 +172,14 @@ class Recognizer:
                 for i, view in zip(disputed, views):
                     readings[i] = second_look_checked(readings[i], view, large_probs[i], set_max, self.pips.conf)
                 disputed = [i for i in disputed if disputed_ends(readings[i], large_probs[i], set_max)]
+            # ends read blank that the half reader is not sure are blank: pips of one pale colour
+            # both readers may miss (see `halfreader.pale_ends_checked`)
+            doubtful = [i for i in large if blank_ends_in_doubt(readings[i], large_probs[i])]
+            if doubtful:
+                views = [colour_distance_view(crops[i]) for i in doubtful]
+                view_dots = self.pips.read_crops(views, [bars[i] for i in doubtful])
+                for i, dots, probs in zip(doubtful, view_dots, self.halves.probabilities(views)):
+                    readings[i] = pale_ends_checked(readings[i], large_probs[i], dots, probs, set_max)
         tiles = [TileDetection(i, b.corners * img.scale, b.score) for i, b in enumerate(up)]
         for t, r in zip(tiles, readings):
             t.pip_points = [(x, y, c, h) for x, y, c, h in r.points]
