@@ -11,37 +11,21 @@ not ours to redistribute.
 from __future__ import annotations
 
 import argparse
-import json
-import statistics
-from pathlib import Path
 
 import cv2
+from real_photos import add_photo_args, labelled_photos
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("root", type=Path, help="folder the labels' paths are relative to")
-    ap.add_argument("--labels", type=Path, help="labels.json (default: ROOT/labels.json)")
+    add_photo_args(ap)
     ap.add_argument("--lengths", type=int, nargs="+", default=[30, 40, 55])
-    ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--only", default="photos/", help="label keys starting with this")
     args = ap.parse_args()
 
-    from vision.imageio import load_image
-    from vision.recognize import Recognizer
-    from vision.types import tile_length
-
-    labels = json.loads((args.labels or args.root / "labels.json").read_text())
-    rec = Recognizer()
-    for key in labels:
-        if not key.startswith(args.only):
-            continue
-        img = load_image(str(args.root / key))
-        found = rec.recognize_loaded(img).tiles
-        if not found:
+    for key, img, median in labelled_photos(args):
+        if median is None:
             print(f"{key}: no tile found, skipped")
             continue
-        median = statistics.median(tile_length(t.corners) for t in found)
         for length in args.lengths:
             f = length / median
             size = (max(8, round(img.bgr.shape[1] * f)), max(8, round(img.bgr.shape[0] * f)))

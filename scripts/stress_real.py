@@ -14,13 +14,11 @@ redistribute.
 from __future__ import annotations
 
 import argparse
-import json
-import statistics
-from pathlib import Path
 from typing import Callable
 
 import cv2
 import numpy as np
+from real_photos import add_photo_args, labelled_photos
 
 
 def _border_colour(img: np.ndarray) -> tuple[float, ...]:
@@ -118,25 +116,12 @@ CHANGES: dict[str, Callable[[np.ndarray, float], np.ndarray]] = {
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("root", type=Path, help="folder the labels' paths are relative to")
-    ap.add_argument("--labels", type=Path, help="labels.json (default: ROOT/labels.json)")
-    ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--only", default="photos/", help="label keys starting with this")
+    add_photo_args(ap)
     ap.add_argument("--changes", nargs="+", default=list(CHANGES), choices=list(CHANGES))
     args = ap.parse_args()
 
-    from vision.imageio import load_image
-    from vision.recognize import Recognizer
-    from vision.types import tile_length
-
-    labels = json.loads((args.labels or args.root / "labels.json").read_text())
-    rec = Recognizer()
-    for key in labels:
-        if not key.startswith(args.only):
-            continue
-        img = load_image(str(args.root / key))
-        found = rec.recognize_loaded(img).tiles
-        tile = statistics.median(tile_length(t.corners) for t in found) if found else 100.0
+    for key, img, median in labelled_photos(args):
+        tile = median or 100.0
         for name in args.changes:
             out = args.out / name / key
             out.parent.mkdir(parents=True, exist_ok=True)

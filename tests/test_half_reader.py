@@ -228,28 +228,54 @@ def test_the_dot_detector_is_asked_only_about_boxes_it_can_decide():
     assert len(result.tiles) >= len(with_bar)
 
 
+def _row_of_tiles(style, tiles: list[tuple[int, int]], width: int, size: tuple[int, int],
+                  background: tuple[int, int, int], step: int, top: int) -> np.ndarray:
+    """An RGB picture (`size` rows × columns) of `tiles` drawn `width` px wide in `style`, side by
+    side `step` px apart from x 40, on a plain `background`."""
+    from vision.synth.tileface import draw_tile
+
+    img = np.full((*size, 3), background, np.uint8)
+    for k, (a, b) in enumerate(tiles):
+        rgba = draw_tile(style, a, b, width, np.random.default_rng(k)).rgba
+        h, w = rgba.shape[:2]
+        x0 = 40 + k * step
+        alpha = rgba[..., 3:4].astype(np.float32) / 255
+        roi = img[top:top + h, x0:x0 + w].astype(np.float32)
+        img[top:top + h, x0:x0 + w] = (roi * (1 - alpha) + rgba[..., :3] * alpha).astype(np.uint8)
+    return img
+
+
+def _read_pairs(rec, data: bytes, set_max: int) -> list[tuple[int, int]]:
+    return sorted(tuple(sorted(t.pips)) for t in rec.recognize(data, set_max=set_max).tiles)
+
+
+def _read_without_look(rec, data: bytes, set_max: int, look) -> list[tuple[int, int]]:
+    """What `rec` reads with `look` left out of the recognizer's further looks."""
+    import vision.recognize as recognize
+
+    without = pytest.MonkeyPatch()
+    without.setattr(recognize, "FURTHER_LOOKS", tuple(f for f in recognize.FURTHER_LOOKS if f is not look))
+    try:
+        return _read_pairs(rec, data, set_max)
+    finally:
+        without.undo()
+
+
 def _tiles_in_colours_the_dot_detector_misses() -> tuple[bytes, list[tuple[int, int]]]:
     """Six large white tiles of a colour-coded set whose 2s are salmon and 6s pink, on a lilac
     cloth: clear to the eye, but the committed pip detector finds almost none of those dots."""
     import cv2
     import dataclasses
 
-    from vision.synth.tileface import draw_tile, random_style
+    from vision.synth.tileface import random_style
 
     colours = [(20, 20, 60)] * 19
     colours[6], colours[2] = (225, 120, 215), (240, 160, 140)
     style = dataclasses.replace(random_style(np.random.default_rng(0), 9), body=(250, 250, 250),
                                 pip_colours=colours, layout_style="rows", stud=False,
                                 bar_rgb=(200, 170, 190), pip_depth=0.2, pip_gloss=0.0)
-    img = np.full((360, 640, 3), (205, 190, 215), np.uint8)
     tiles = [(2, 6), (6, 9), (2, 9), (6, 6), (2, 2), (0, 6)]
-    for k, (a, b) in enumerate(tiles):
-        rgba = draw_tile(style, a, b, 48, np.random.default_rng(k)).rgba
-        h, w = rgba.shape[:2]
-        x0, y0 = 40 + k * 95, 100
-        alpha = rgba[..., 3:4].astype(np.float32) / 255
-        roi = img[y0:y0 + h, x0:x0 + w].astype(np.float32)
-        img[y0:y0 + h, x0:x0 + w] = (roi * (1 - alpha) + rgba[..., :3] * alpha).astype(np.uint8)
+    img = _row_of_tiles(style, tiles, 48, (360, 640), (205, 190, 215), step=95, top=100)
     return cv2.imencode(".png", cv2.cvtColor(img, cv2.COLOR_RGB2BGR))[1].tobytes(), tiles
 
 
@@ -277,18 +303,11 @@ def _large_tiles_out_of_focus() -> tuple[bytes, list[tuple[int, int]]]:
     import cv2
     import dataclasses
 
-    from vision.synth.tileface import draw_tile, random_style
+    from vision.synth.tileface import random_style
 
     style = dataclasses.replace(random_style(np.random.default_rng(4), 12), body=(248, 246, 240))
-    img = np.full((600, 1100, 3), (40, 40, 45), np.uint8)
     tiles = [(12, 10), (7, 7), (11, 9), (12, 8), (10, 6), (9, 12)]
-    for k, (a, b) in enumerate(tiles):
-        rgba = draw_tile(style, a, b, 110, np.random.default_rng(k)).rgba
-        h, w = rgba.shape[:2]
-        x0, y0 = 40 + k * 170, 150
-        alpha = rgba[..., 3:4].astype(np.float32) / 255
-        roi = img[y0:y0 + h, x0:x0 + w].astype(np.float32)
-        img[y0:y0 + h, x0:x0 + w] = (roi * (1 - alpha) + rgba[..., :3] * alpha).astype(np.uint8)
+    img = _row_of_tiles(style, tiles, 110, (600, 1100), (40, 40, 45), step=170, top=150)
     img = cv2.GaussianBlur(cv2.cvtColor(img, cv2.COLOR_RGB2BGR), (0, 0), 0.02 * 220)
     return cv2.imencode(".png", img)[1].tobytes(), tiles
 
@@ -300,15 +319,8 @@ def test_dots_a_blur_has_faded_are_read_by_the_pattern_and_a_sharpened_look():
     data, tiles = _large_tiles_out_of_focus()
     rec = recognize.Recognizer(MODELS)
     want = sorted(tuple(sorted(t)) for t in tiles)
-    assert sorted(tuple(sorted(t.pips)) for t in rec.recognize(data, set_max=12).tiles) == want
-    unsharpened = pytest.MonkeyPatch()
-    unsharpened.setattr(recognize, "FURTHER_LOOKS", tuple(f for f in recognize.FURTHER_LOOKS
-                                                          if f is not recognize.sharpened_view))
-    try:
-        first_looks = sorted(tuple(sorted(t.pips)) for t in rec.recognize(data, set_max=12).tiles)
-    finally:
-        unsharpened.undo()
-    assert first_looks != want
+    assert _read_pairs(rec, data, 12) == want
+    assert _read_without_look(rec, data, 12, recognize.sharpened_view) != want
 
 
 def test_the_sharpened_view_restores_a_blurred_dots_contrast_and_leaves_a_flat_face():
@@ -330,21 +342,14 @@ def _pale_twelves_lit_to_white() -> tuple[bytes, list[tuple[int, int]]]:
     import cv2
     import dataclasses
 
-    from vision.synth.tileface import draw_tile, random_style
+    from vision.synth.tileface import random_style
 
     colours = [(20, 20, 60)] * 19
     colours[12] = (190, 190, 190)
     style = dataclasses.replace(random_style(np.random.default_rng(3), 12), body=(250, 250, 250),
                                 pip_colours=colours)
-    img = np.full((600, 1100, 3), (40, 40, 45), np.uint8)
     tiles = [(12, 3), (12, 5), (12, 8), (12, 10), (12, 1), (12, 12)]
-    for k, (a, b) in enumerate(tiles):
-        rgba = draw_tile(style, a, b, 110, np.random.default_rng(k)).rgba
-        h, w = rgba.shape[:2]
-        x0, y0 = 40 + k * 170, 150
-        alpha = rgba[..., 3:4].astype(np.float32) / 255
-        roi = img[y0:y0 + h, x0:x0 + w].astype(np.float32)
-        img[y0:y0 + h, x0:x0 + w] = (roi * (1 - alpha) + rgba[..., :3] * alpha).astype(np.uint8)
+    img = _row_of_tiles(style, tiles, 110, (600, 1100), (40, 40, 45), step=170, top=150)
     img = np.clip(img.astype(np.float32) * 1.6, 0, 255).astype(np.uint8)
     return cv2.imencode(".png", cv2.cvtColor(img, cv2.COLOR_RGB2BGR))[1].tobytes(), tiles
 
@@ -356,15 +361,8 @@ def test_pale_pips_on_an_overexposed_face_are_read_by_the_pattern_and_a_fainter_
     data, tiles = _pale_twelves_lit_to_white()
     rec = recognize.Recognizer(MODELS)
     want = sorted(tuple(sorted(t)) for t in tiles)
-    assert sorted(tuple(sorted(t.pips)) for t in rec.recognize(data, set_max=12).tiles) == want
-    without = pytest.MonkeyPatch()
-    without.setattr(recognize, "FURTHER_LOOKS", tuple(f for f in recognize.FURTHER_LOOKS
-                                                      if f is not recognize.faint_pips_view))
-    try:
-        fewer_looks = sorted(tuple(sorted(t.pips)) for t in rec.recognize(data, set_max=12).tiles)
-    finally:
-        without.undo()
-    assert fewer_looks != want
+    assert _read_pairs(rec, data, 12) == want
+    assert _read_without_look(rec, data, 12, recognize.faint_pips_view) != want
 
 
 def _pale_four_and_two() -> TileReading:

@@ -137,9 +137,10 @@ class Recognizer:
         boxes = self.detector.detect(img.bgr)
         up, down = [], []
         for b in boxes:
-            (down if b.cls == CLASS_BACK else up).append(b)
-        down = [b for b in down if tile_length(b.corners) < self.small_tile_px or not shows_divider(img.bgr, b)
-                or up.append(b)]
+            # (a large "back" whose divider shows is a face: see `shows_divider`)
+            is_back = b.cls == CLASS_BACK and (tile_length(b.corners) < self.small_tile_px
+                                               or not shows_divider(img.bgr, b))
+            (down if is_back else up).append(b)
         crops = [rectify_tile(img.bgr, b.corners)[0] for b in up]
         bars = [find_bar(c) for c in crops]
         small = [i for i, b in enumerate(up) if tile_length(b.corners) < self.small_tile_px] \

@@ -1,0 +1,34 @@
+"""What the scripts that write changed copies of the labelled real photos share: their arguments,
+and each photo with the median length of the tiles the committed models find in it."""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+from pathlib import Path
+from typing import Iterator
+
+
+def add_photo_args(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("root", type=Path, help="folder the labels' paths are relative to")
+    ap.add_argument("--labels", type=Path, help="labels.json (default: ROOT/labels.json)")
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--only", default="photos/", help="label keys starting with this")
+
+
+def labelled_photos(args: argparse.Namespace) -> Iterator[tuple[str, object, float | None]]:
+    """(label key, loaded photo, median tile length in its pixels or None when no tile is found)
+    for each labelled photo whose key starts with `--only`. The scale comes from the committed
+    models' own boxes on the untouched photo: the labels give no positions."""
+    from vision.imageio import load_image
+    from vision.recognize import Recognizer
+    from vision.types import tile_length
+
+    labels = json.loads((args.labels or args.root / "labels.json").read_text())
+    rec = Recognizer()
+    for key in labels:
+        if not key.startswith(args.only):
+            continue
+        img = load_image(str(args.root / key))
+        found = rec.recognize_loaded(img).tiles
+        yield key, img, statistics.median(tile_length(t.corners) for t in found) if found else None
