@@ -117,6 +117,50 @@ def test_same_seed_renders_the_same_scene():
     assert [t.pips for t in a.tiles] == [t.pips for t in b.tiles]
 
 
+def test_hue_coded_sets_have_pips_as_bright_as_the_face_but_another_hue():
+    """Lilac on orange: the pips are told from the face by hue alone."""
+    import colorsys
+
+    from vision.synth.tileface import HUE_PIP_LUMA_GAP, _luma, random_style
+
+    for seed in range(20):
+        style = random_style(np.random.default_rng(seed), 12, face="hue-coded")
+        body_hue = colorsys.rgb_to_hsv(*(c / 255 for c in style.body))[0]
+        for pip in style.pip_colours:
+            assert abs(_luma(pip) - _luma(style.body)) < HUE_PIP_LUMA_GAP
+            gap = abs(colorsys.rgb_to_hsv(*(c / 255 for c in pip))[0] - body_hue)
+            assert min(gap, 1 - gap) > 0.13  # 0.15 drawn, then rounded to whole RGB levels
+
+
+def test_hue_coded_pips_are_drawn_where_the_labels_put_them():
+    scene = render_hand(np.random.default_rng(3), (640, 480), 12, n=6, face="hue-coded")
+    hsv = cv2.cvtColor(scene.image, cv2.COLOR_BGR2HSV).astype(np.float32)
+    hits = total = 0
+    for t in scene.tiles:
+        if t.face_down or t.visible < 0.9 or not t.pip_points:
+            continue
+        face = _face_mask(hsv.shape, t.corners, 0.9)
+        pipmask = np.zeros(hsv.shape[:2], np.uint8)
+        for x, y, r, _ in t.pip_points:
+            cv2.circle(pipmask, (int(x), int(y)), int(r * 1.6) + 1, 1, -1)
+        face_hue = np.median(hsv[face & (pipmask == 0), 0])
+        for x, y, r, _ in t.pip_points:
+            if r < 1.5:
+                continue
+            total += 1
+            d = abs(hsv[int(y), int(x), 0] - face_hue)
+            hits += min(d, 180 - d) > 10
+    assert total > 20
+    assert hits / total > 0.8, f"only {hits}/{total} labelled pips differ in hue from their face"
+
+
+def test_an_unknown_face_kind_is_refused():
+    from vision.synth.tileface import random_style
+
+    with pytest.raises(ValueError, match="unknown face"):
+        random_style(np.random.default_rng(0), 12, face="glow-in-the-dark")
+
+
 def test_yolo_obb_labels_are_normalised_and_cover_visible_tiles(scenes):
     for sc in scenes:
         h, w = sc.image.shape[:2]
@@ -147,7 +191,7 @@ def test_a_table_the_planner_cannot_lay_out_is_drawn_again_from_a_derived_seed(t
     real = dataset.render_kind
     calls = []
 
-    def first_fails(kind, rng, size, set_max):
+    def first_fails(kind, rng, size, set_max, face=None):
         calls.append(kind)
         if len(calls) == 1:
             raise LayoutFailed("could not lay out a table scene in 40 attempts")
@@ -164,7 +208,7 @@ def test_synth_command_reports_an_unplannable_table_in_one_line(tmp_path, monkey
     from service.cli import main
     from vision.synth.table import LayoutFailed
 
-    def never(kind, rng, size, set_max):
+    def never(kind, rng, size, set_max, face=None):
         raise LayoutFailed("could not lay out a table scene in 40 attempts")
 
     monkeypatch.setattr(dataset, "render_kind", never)

@@ -73,3 +73,23 @@ def test_gpu_stage_renders_hands_tables_and_windows_then_trains_from_the_committ
     assert max(cv2.imread(str(windows[0])).shape[:2]) == 64
     onnx = export_onnx(best, 64, tmp_path / "tile_detector.onnx", dynamic=True)
     assert onnx.stat().st_size > 100_000
+
+
+def test_the_exported_half_reader_loads_back_into_torch_computing_what_the_file_does():
+    """Fine-tuning (`vision.training.half_tune`) starts from the committed file, whose batch
+    norms the export folded away: the network rebuilt from it must read exactly as it does."""
+    import torch
+
+    from vision.halfreader import HALF_H, HALF_W, HalfReader
+    from vision.training.half_train import _freeze_norm, load_exported
+
+    path = Path(__file__).resolve().parents[1] / "models" / "half_reader.onnx"
+    model = load_exported(path)
+    model.train()
+    _freeze_norm(model)  # as while fine-tuning: only dropout differs from eval
+    model.eval()
+    x = np.random.default_rng(0).random((6, 3, HALF_H, HALF_W)).astype(np.float32)
+    ours = model(torch.from_numpy(x)).detach().numpy()
+    reader = HalfReader(path)
+    theirs = reader.session.run(None, {reader.input_name: x})[0]
+    assert np.abs(ours - theirs).max() < 1e-3 * np.abs(theirs).max()

@@ -30,6 +30,8 @@ def register(sub) -> None:
     p.add_argument("--size", type=_size, default=(1280, 960), help="image size WxH, or 'random' for a mix of phone and webcam sizes (default 1280x960)")
     p.add_argument("--workers", type=int, default=None, help="processes (default: all cores, at most 2)")
     p.add_argument("--no-crops", action="store_true", help="skip the pip-reader crops")
+    p.add_argument("--face", choices=["random", "hue-coded"], default="random",
+                   help="tile faces: drawn at random (default), or coloured with pips told from them by hue only")
     p.add_argument("--contact-sheet", metavar="PNG", help="also write a contact sheet of the first scenes")
     p.set_defaults(func=run)
 
@@ -46,7 +48,8 @@ def run(args) -> int:
 
         from vision.synth.table import LayoutFailed
 
-        job = SynthJob(args.out, args.kind, args.seed, args.size, args.set_max, pips=not args.no_crops)
+        job = SynthJob(args.out, args.kind, args.seed, args.size, args.set_max, pips=not args.no_crops,
+                       face=None if args.face == "random" else args.face)
         try:
             stats = generate(job, args.count, workers=args.workers)
         except LayoutFailed as exc:

@@ -27,6 +27,9 @@ def register(sub) -> None:
                         "tried and not kept, see models/README.md)")
     p.add_argument("--half-hours", type=float, default=None,
                    help="half reader (small tiles' ends) training budget (default 0.55; 0 skips it)")
+    p.add_argument("--half-tune-hours", type=float, default=None,
+                   help="half reader fine-tune on hue-coded sets (default 0: skipped; tried and not kept, "
+                        "see models/README.md)")
     p.add_argument("--gpu-hours", type=float, default=None,
                    help="detector's last stage at 640 px on fresh scenes (default 0.32 where a GPU is "
                         "present, else skipped; a budget given runs it on the CPU too, at about an hour an epoch)")
@@ -62,6 +65,10 @@ def run(args) -> int:
         if args.half_hours < 0:
             raise UserError("--half-hours must be 0 (skip) or positive")
         recipe.half_hours = args.half_hours
+    if args.half_tune_hours is not None:
+        if args.half_tune_hours < 0:
+            raise UserError("--half-tune-hours must be 0 (skip) or positive")
+        recipe.half_tune_hours = args.half_tune_hours
     if args.gpu_hours is not None:
         if args.gpu_hours < 0:
             raise UserError("--gpu-hours must be 0 (skip) or positive")

@@ -401,10 +401,10 @@ def _fit_to_region(cam: Camera, pts: np.ndarray, rng: np.random.Generator, tile_
 
 
 def render_hand(rng: np.random.Generator, size: tuple[int, int] = (1280, 960), set_max: int | None = None,
-                n: int | None = None) -> Scene:
+                n: int | None = None, face: str | None = None) -> Scene:
     W, H = size
     set_max = int(set_max if set_max is not None else rng.choice(SET_SIZES, p=[0.3, 0.25, 0.25, 0.1, 0.1]))
-    style = random_style(rng, set_max)
+    style = random_style(rng, set_max, face)
     if n is None:
         n = int(rng.choice([rng.integers(1, 5), rng.integers(4, 11), rng.integers(8, 22)], p=[0.3, 0.5, 0.2]))
     n_down = int(rng.binomial(n, 0.15)) if rng.random() < 0.3 else 0

@@ -855,9 +855,14 @@ def plan_table(rng: np.random.Generator, size: tuple[int, int] = (1280, 960), se
 
 
 def render_table(rng: np.random.Generator, size: tuple[int, int] = (1280, 960), set_max: int | None = None,
-                 plant_kind: str | None = "random") -> Scene:
-    """A photographed Chicken Foot table: the layout, hands at the edges, the boneyard."""
-    plan = plan_table(rng, size, set_max, plant_kind)
+                 plant_kind: str | None = "random", face: str | None = None) -> Scene:
+    """A photographed Chicken Foot table: the layout, hands at the edges, the boneyard. `face`:
+    as `random_style`'s."""
+    style = None
+    if face is not None:
+        set_max = int(set_max if set_max is not None else rng.choice(SET_SIZES, p=[0.15, 0.25, 0.3, 0.15, 0.15]))
+        style = random_style(rng, set_max, face)
+    plan = plan_table(rng, size, set_max, plant_kind, style=style)
     clutter = int(rng.integers(0, 3)) if rng.random() < 0.3 else 0
     scene = render_scene(rng, plan.placements, plan.style, size, plan.tile_w, plan.camera, "table", plan.set_max,
                          hands=int(rng.random() < 0.1), clutter=clutter)

@@ -74,8 +74,39 @@ def random_pip_colour(rng: np.random.Generator, dark_body: bool) -> tuple[int, i
     return (20, 20, 20) if not dark_body else (235, 235, 235)
 
 
-def random_style(rng: np.random.Generator, set_max: int) -> TileStyle:
-    kind = rng.choice(["white", "ivory", "cream", "black", "coloured"], p=[0.36, 0.26, 0.16, 0.14, 0.08])
+def hue_pip_colour(rng: np.random.Generator, body: tuple[int, int, int]) -> tuple[int, int, int]:
+    """A pip colour about as bright as a coloured face and told from it by hue alone (lilac
+    on orange, green on pink): a reader that goes by brightness sees no dots at all."""
+    hb = colorsys.rgb_to_hsv(*(c / 255.0 for c in body))[0]
+    lb = _luma(body)
+    best, gap = (20, 20, 20), 1.0
+    for _ in range(200):
+        c = _hsv((hb + rng.uniform(0.15, 0.85)) % 1.0, rng.uniform(0.35, 0.95), rng.uniform(0.2, 1.0))
+        d = abs(_luma(c) - lb)
+        if d < HUE_PIP_LUMA_GAP:
+            return c
+        if d < gap:
+            best, gap = c, d
+    return best
+
+
+HUE_PIP_LUMA_GAP = 0.15
+"""Most a hue-coded pip's brightness (luma, 0-1) differs from its face's."""
+FACE_KINDS = ("white", "ivory", "cream", "black", "coloured")
+
+
+def random_style(rng: np.random.Generator, set_max: int, face: str | None = None) -> TileStyle:
+    """`face` None draws the set's look at random; "hue-coded" asks for a coloured face with
+    colour-coded pips told from it by hue (`hue_pip_colour`), which random draws give rarely
+    (a coloured face, coded, a pip colour near its brightness): a stress set for the readers
+    (`chickenfoot synth --face hue-coded`) and the data of `vision.training.half_tune`. Random
+    draws are left as they were, so rendered sets and rounds of a seed stay comparable."""
+    if face not in (None, "hue-coded"):
+        raise ValueError(f"unknown face {face!r} (expected hue-coded or none)")
+    if face is None:
+        kind = rng.choice(FACE_KINDS, p=[0.36, 0.26, 0.16, 0.14, 0.08])
+    else:
+        kind = "coloured"
     if kind == "white":
         body = tuple(int(x) for x in rng.integers(236, 256, 3))
     elif kind == "ivory":
@@ -88,7 +119,7 @@ def random_style(rng: np.random.Generator, set_max: int) -> TileStyle:
         body = _hsv(rng.random(), rng.uniform(0.15, 0.6), rng.uniform(0.55, 0.95))
     dark = _luma(body) < 0.4
 
-    mode = rng.choice(["mono", "coded"], p=[0.5, 0.5] if set_max > 6 else [0.85, 0.15])
+    mode = "coded" if face else rng.choice(["mono", "coded"], p=[0.5, 0.5] if set_max > 6 else [0.85, 0.15])
     if mode == "mono":
         if dark:
             base = (int(rng.integers(220, 256)),) * 3 if rng.random() < 0.7 else random_pip_colour(rng, True)
@@ -96,6 +127,8 @@ def random_style(rng: np.random.Generator, set_max: int) -> TileStyle:
             base = (_hsv(rng.random(), rng.uniform(0, 0.3), rng.uniform(0.02, 0.22))
                     if rng.random() < 0.8 else random_pip_colour(rng, False))
         colours = [base] * 19
+    elif face == "hue-coded":
+        colours = [hue_pip_colour(rng, body) for _ in range(19)]
     else:
         colours = [random_pip_colour(rng, dark) for _ in range(19)]
         if rng.random() < 0.5:  # many coded sets keep some values black

@@ -79,10 +79,12 @@ def evaluate(model, x: np.ndarray, y: np.ndarray, batch: int = 1024, device="cpu
 
 
 def train_half_reader(data: Path, out: Path, hours: float = 0.5, batch: int = 256, lr: float = 3e-3,
-                      seed: int = 0, log: Callable[[str], None] = print, width: int = 16) -> dict:
+                      seed: int = 0, log: Callable[[str], None] = print, width: int = 16,
+                      init: Path | None = None) -> dict:
     """Train for `hours` of wall clock (the learning rate follows a cosine over that time),
     keep the weights with the best validation accuracy, export `out` (ONNX, dynamic batch).
-    Runs on the GPU when torch sees one."""
+    Runs on the GPU when torch sees one. `init`: an exported reader to start from
+    (`load_exported`; its width is read from the file), which fine-tunes it."""
     import torch
     import torch.nn.functional as F
 
@@ -99,7 +101,8 @@ def train_half_reader(data: Path, out: Path, hours: float = 0.5, batch: int = 25
     weights = torch.tensor(1.0 / np.sqrt(np.maximum(counts, 1.0)), dtype=torch.float32)
     weights *= CLASSES / weights.sum()
     weights = weights.to(device)
-    model = make_model(width).to(device)
+    model = (load_exported(init) if init is not None else make_model(width)).to(device)
+    frozen_norm = init is not None
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     budget = hours * 3600
     t0 = time.perf_counter()
@@ -108,6 +111,8 @@ def train_half_reader(data: Path, out: Path, hours: float = 0.5, batch: int = 25
     history = []
     while time.perf_counter() - t0 < budget:
         model.train()
+        if frozen_norm:
+            _freeze_norm(model)
         order = np.random.default_rng(seed + epoch).permutation(len(yt))
         seen = 0
         loss_sum = 0.0
@@ -139,6 +144,47 @@ def train_half_reader(data: Path, out: Path, hours: float = 0.5, batch: int = 25
     torch.save(model.state_dict(), data / "half_reader.pt")  # kept beside the samples in case the export fails
     export_half_reader(model, out)
     return {"epochs": epoch, "val_acc": best[0], "history": history, "train": int(len(yt)), "val": int(len(yv))}
+
+
+def load_exported(path: Path):
+    """The torch network of an exported reader. The export folded each batch norm into the
+    convolution before it, so each norm here starts as the identity (mean 0, variance 1 - eps)
+    carrying the folded bias, and `_freeze_norm` keeps its statistics fixed while fine-tuning:
+    the network computes exactly what the file did until training moves it."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    weights = {i.name: np.array(numpy_helper.to_array(i)) for i in graph.initializer}
+    convs = [weights[n.input[1]] for n in graph.node if n.op_type == "Conv"]
+    conv_biases = [weights[n.input[2]] for n in graph.node if n.op_type == "Conv"]
+    model = make_model(int(convs[0].shape[0]))
+    layers = [m for m in model.modules() if isinstance(m, torch.nn.Conv2d)]
+    norms = [m for m in model.modules() if isinstance(m, torch.nn.BatchNorm2d)]
+    dense = [m for m in model.modules() if isinstance(m, torch.nn.Linear)]
+    if len(layers) != len(convs) or len(dense) != 2:
+        raise ValueError(f"{path}: not a half reader of this network's shape")
+    with torch.no_grad():
+        for conv, norm, w, b in zip(layers, norms, convs, conv_biases):
+            conv.weight.copy_(torch.from_numpy(w))
+            norm.weight.fill_(1.0)
+            norm.bias.copy_(torch.from_numpy(b))
+            norm.running_mean.zero_()
+            norm.running_var.fill_(1.0 - norm.eps)
+        gemms = [n for n in graph.node if n.op_type == "Gemm"]
+        for lin, node in zip(dense, gemms):
+            lin.weight.copy_(torch.from_numpy(weights[node.input[1]]))
+            lin.bias.copy_(torch.from_numpy(weights[node.input[2]]))
+    return model
+
+
+def _freeze_norm(model) -> None:
+    import torch
+
+    for m in model.modules():
+        if isinstance(m, torch.nn.BatchNorm2d):
+            m.eval()
 
 
 def export_half_reader(model, out: Path) -> Path:

@@ -150,6 +150,10 @@ class Recipe:
     present it is trained by `gpu_half` instead for `half_gpu_hours` (the committed reader)."""
     half_gpu_hours: float = 0.135  # the committed run (session 16): 42 epochs in ~490 s on one H100
     half_versions: int = 3  # sizes each tile is shrunk to (both ends of each)
+    half_tune_hours: float = 0.0
+    """Last half-reader stage, on the CPU either way: the reader fine-tuned on hue-coded sets beside
+    sets drawn at random (`half_tune`). Off: tried in session 19 (0.5 h on 2 threads) and not
+    kept; it read hue-coded sets better but the real double-6 tiles worse (models/README.md)."""
     half_scenes: tuple[tuple[str, int, int], ...] = (("table", 15, 300), ("table", 18, 300), ("table", 12, 200),
                                                      ("hand", 15, 500), ("hand", 18, 500))
     """(kind, set, count) of scenes rendered for it besides the first set's and stage 2's tables:
@@ -267,6 +271,12 @@ def train_all(data_root: Path, out_dir: Path = MODELS_DIR, recipe: Recipe | None
         dirs = [d / "scenes" for d in [data_root, *half_roots] if (d / "scenes").is_dir()]
         build_half_dataset(dirs, runs / "halves", versions=recipe.half_versions)
         halves = train_half_reader(runs / "halves", out_dir / "half_reader.onnx", hours=recipe.half_hours)
+    if halves is not None and recipe.half_tune_hours > 0:
+        from .half_tune import tune_half_reader
+
+        halves["tune"] = {k: v for k, v in tune_half_reader(out_dir / "half_reader.onnx", runs / "half_tune",
+                                                           out_dir / "half_reader.onnx",
+                                                           recipe.half_tune_hours).items() if k != "history"}
     return {"detector": str(det_onnx), "pips": str(pip_onnx), "half_reader": halves,
             "half_seconds": round(time.perf_counter() - t5), "train_seconds": round(t1 - t0),
             "finetune_seconds": round(t2 - t1), "stage2_seconds": round(t3 - t2),
