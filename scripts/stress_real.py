@@ -107,10 +107,21 @@ def jpeg(img: np.ndarray, tile: float) -> np.ndarray:
     return cv2.resize(small, (img.shape[1], img.shape[0]), interpolation=cv2.INTER_LINEAR)
 
 
+def negative(img: np.ndarray, _tile: float) -> np.ndarray:
+    """A dark set: the photo's negative turns white faces black and their dark pips light (each
+    pip colour its complement), on a light table; no dark set is among the development photos."""
+    return 255 - img
+
+
+def grey(img: np.ndarray, _tile: float) -> np.ndarray:
+    """No colour to go by: the photo in grey (a colour-coded set's pips all one grey each)."""
+    return cv2.cvtColor(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+
+
 CHANGES: dict[str, Callable[[np.ndarray, float], np.ndarray]] = {
     "rot30": rotate(30), "rot45": rotate(45), "rot135": rotate(135), "tilt": tilt, "dim": dim,
     "warm": warm, "shadow": shadow, "blur": blur, "noise": noise, "jpeg": jpeg, "shake": shake,
-    "bright": bright,
+    "bright": bright, "negative": negative, "grey": grey,
 }
 
 
