@@ -394,3 +394,34 @@ def test_an_end_read_blank_keeps_its_zero_unless_both_looks_at_the_colour_view_a
     # a blank the classifier is sure of is not looked at again
     assert pale_ends_checked(_pale_four_and_two(), _sure_of(0, 2), _view_counts(4, 2), _sure_of(4, 2),
                              set_max=9).pips == (0, 2)
+
+
+def _sure_of(a: int, b: int, p: float = 0.98) -> np.ndarray:
+    probs = np.full((2, CLASSES), (1 - p) / (CLASSES - 1), np.float32)
+    probs[0, a] = probs[1, b] = p
+    return probs
+
+
+def test_a_dot_both_readers_see_is_no_cheap_second_reading():
+    """A planted 2-1 on a 0 (rendered round seed12-0): the 1's dot scored 0.65, so dropping it
+    cost 0.15 and the tracker took the legal 2-0; the half reader read that end 1."""
+    from vision.correct import second_readings
+    from vision.recognize import backed_costs
+    from vision.tracking.tracker import SECOND_READING_COST
+
+    reading = TileReading((HalfReading(1, [0.65], 0.65), HalfReading(2, [0.76, 0.74], 0.74)), [], (80.0, 4.0))
+    seconds = second_readings((1, 2), reading, 6, 0.5)
+    assert ((0, 2), 0.15) in seconds
+    backed = dict(backed_costs(seconds, (1, 2), _sure_of(1, 2)))
+    assert backed[(0, 2)] > SECOND_READING_COST
+
+
+def test_a_second_reading_the_half_reader_backs_keeps_its_cost():
+    from vision.correct import second_readings
+    from vision.recognize import backed_costs
+
+    reading = TileReading((HalfReading(1, [0.65], 0.65), HalfReading(2, [0.76, 0.74], 0.74)), [], (80.0, 4.0))
+    seconds = second_readings((1, 2), reading, 6, 0.5)
+    probs = _sure_of(1, 2)
+    probs[0, 0], probs[0, 1] = 0.6, 0.38  # the half reader would rather read the end blank
+    assert dict(backed_costs(seconds, (1, 2), probs))[(0, 2)] == dict(seconds)[(0, 2)]

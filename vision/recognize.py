@@ -196,13 +196,16 @@ class Recognizer:
         backs = [tiles[i] for i in blank]
         tiles = [t for i, t in enumerate(tiles) if i not in blank]
         readings = [r for i, r in enumerate(readings) if i not in blank]
+        crop_of = [t.id for t in tiles]
         for i, t in enumerate(tiles):
             t.id = i
         raw_max = max((max(r.pips) for r in readings), default=0)
         smax = set_max or infer_set_max([raw_max])
         warnings = apply_rules(tiles, readings, smax, self.pips.conf)
-        for t, r in zip(tiles, readings):
+        for t, r, k in zip(tiles, readings, crop_of):
             t.second_readings = second_readings(t.pips, r, smax, self.pips.conf)
+            if k in large_probs:
+                t.second_readings = backed_costs(t.second_readings, t.pips, large_probs[k])
         n_cut = sum(1 for t in tiles if any(n.startswith("cut off") for n in t.notes))
         if n_cut:
             warnings.append(f"{n_cut} tile{'s' if n_cut > 1 else ''} cut off by the edge of the picture: "
@@ -219,6 +222,24 @@ class Recognizer:
 
     def recognize(self, src: str | Path | bytes, set_max: int | None = None, name: str | None = None) -> Recognition:
         return self.recognize_loaded(load_image(src, name=name), set_max)
+
+
+def backed_costs(seconds: list[tuple[tuple[int, int], float]], pips: tuple[int, int], probs
+                 ) -> list[tuple[tuple[int, int], float]]:
+    """A large tile's second readings, each made dearer by how much more the half reader believes
+    the value read than the other: a dot both readers see is not dropped to make a play legal.
+
+    Why: the tracker takes a second reading that makes a play legal when it costs less than
+    `SECOND_READING_COST`, and a large tile's reading cost only its dot scores. In rendered round
+    seed12-0 a planted 2-1 on a 0 had its 1's dot scored 0.65 (cost 0.15 to drop) and was taken
+    as a legal 2-0, though the half reader read that end 1. Only the tracker reads these costs."""
+    out = []
+    for alt, cost in seconds:
+        end = 0 if alt[0] != pips[0] else 1
+        if max(alt[end], pips[end]) < len(probs[end]):
+            cost += max(0.0, float(probs[end][pips[end]] - probs[end][alt[end]]))
+        out.append((alt, round(float(cost), 3)))
+    return sorted(out, key=lambda a: a[1])
 
 
 @lru_cache(maxsize=4)
