@@ -25,6 +25,14 @@ def _face_mask(shape, corners, shrink: float) -> np.ndarray:
     return m.astype(bool)
 
 
+def _plain_face(shape, tile) -> np.ndarray:
+    """The tile's face away from its labelled pips."""
+    pipmask = np.zeros(shape[:2], np.uint8)
+    for x, y, r, _ in tile.pip_points:
+        cv2.circle(pipmask, (int(x), int(y)), int(r * 1.6) + 1, 1, -1)
+    return _face_mask(shape, tile.corners, 0.9) & (pipmask == 0)
+
+
 def test_every_pip_value_has_a_layout_with_that_many_dots():
     for n in range(MAX_PIPS + 1):
         for style in ("piecepackr", "rows"):
@@ -54,11 +62,7 @@ def test_pips_are_drawn_where_the_labels_put_them(scenes):
         for t in sc.tiles:
             if t.face_down or t.visible < 0.9 or not t.pip_points:
                 continue
-            face = _face_mask(img.shape, t.corners, 0.9)
-            pipmask = np.zeros(img.shape[:2], np.uint8)
-            for x, y, r, _ in t.pip_points:
-                cv2.circle(pipmask, (int(x), int(y)), int(r * 1.6) + 1, 1, -1)
-            plain = face & (pipmask == 0)
+            plain = _plain_face(img.shape, t)
             if plain.sum() < 20:
                 continue
             face_colour = np.median(img[plain], axis=0)
@@ -139,11 +143,7 @@ def test_hue_coded_pips_are_drawn_where_the_labels_put_them():
     for t in scene.tiles:
         if t.face_down or t.visible < 0.9 or not t.pip_points:
             continue
-        face = _face_mask(hsv.shape, t.corners, 0.9)
-        pipmask = np.zeros(hsv.shape[:2], np.uint8)
-        for x, y, r, _ in t.pip_points:
-            cv2.circle(pipmask, (int(x), int(y)), int(r * 1.6) + 1, 1, -1)
-        face_hue = np.median(hsv[face & (pipmask == 0), 0])
+        face_hue = np.median(hsv[_plain_face(hsv.shape, t), 0])
         for x, y, r, _ in t.pip_points:
             if r < 1.5:
                 continue

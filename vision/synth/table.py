@@ -767,7 +767,7 @@ def _fit(quads: np.ndarray, cam: Camera, rng: random.Random) -> tuple[float, np.
 
 def plan_table(rng: np.random.Generator, size: tuple[int, int] = (1280, 960), set_max: int | None = None,
                plant_kind: str | None = "random", style: TileStyle | None = None,
-               max_tiles: int | None = None) -> TablePlan:
+               max_tiles: int | None = None, face: str | None = None) -> TablePlan:
     """Play a round onto a table and frame it for the camera.
 
     `plant_kind`: None for a legal layout, one of `PLANT_KINDS`, or "random" (a planted
@@ -778,7 +778,7 @@ def plan_table(rng: np.random.Generator, size: tuple[int, int] = (1280, 960), se
         plant_kind = str(rng.choice(PLANT_KINDS)) if rng.random() < PLANT_CHANCE else None
     if plant_kind is not None and plant_kind not in PLANT_KINDS:
         raise ValueError(f"unknown violation to plant: {plant_kind!r}; choose one of {', '.join(PLANT_KINDS)}")
-    style = style or random_style(rng, set_max)
+    style = style or random_style(rng, set_max, face)
     ratio = style.ratio
     py = random.Random(int(rng.integers(0, 2**63 - 1)))
     cam = random_camera(rng, W, H)
@@ -858,11 +858,7 @@ def render_table(rng: np.random.Generator, size: tuple[int, int] = (1280, 960), 
                  plant_kind: str | None = "random", face: str | None = None) -> Scene:
     """A photographed Chicken Foot table: the layout, hands at the edges, the boneyard. `face`:
     as `random_style`'s."""
-    style = None
-    if face is not None:
-        set_max = int(set_max if set_max is not None else rng.choice(SET_SIZES, p=[0.15, 0.25, 0.3, 0.15, 0.15]))
-        style = random_style(rng, set_max, face)
-    plan = plan_table(rng, size, set_max, plant_kind, style=style)
+    plan = plan_table(rng, size, set_max, plant_kind, face=face)
     clutter = int(rng.integers(0, 3)) if rng.random() < 0.3 else 0
     scene = render_scene(rng, plan.placements, plan.style, size, plan.tile_w, plan.camera, "table", plan.set_max,
                          hands=int(rng.random() < 0.1), clutter=clutter)
