@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from vision.halfreader import (CLASSES, HALF_H, HALF_W, ClassifiedHalf, bar_checked, classified_reading,
-                               disputed_ends, half_inputs, pattern_checked, second_look_checked)
+                               dense_checked, disputed_ends, half_inputs, pattern_checked, second_look_checked)
 from vision.pipreader import HalfReading, TileReading, colour_distance_view
 from vision.rectify import CROP_L, CROP_W
 from vision.recognize import looks_face_down
@@ -250,11 +250,13 @@ def _read_pairs(rec, data: bytes, set_max: int) -> list[tuple[int, int]]:
 
 
 def _read_without_look(rec, data: bytes, set_max: int, look) -> list[tuple[int, int]]:
-    """What `rec` reads with `look` left out of the recognizer's further looks."""
+    """What `rec` reads with `look` left out of the recognizer's further looks (and without the
+    dense-value rule after them, which can read a 10 to 12 whose dots no look found)."""
     import vision.recognize as recognize
 
     without = pytest.MonkeyPatch()
     without.setattr(recognize, "FURTHER_LOOKS", tuple(f for f in recognize.FURTHER_LOOKS if f is not look))
+    without.setattr(recognize, "dense_checked", lambda reading, probs, set_max: reading)
     try:
         return _read_pairs(rec, data, set_max)
     finally:
@@ -396,12 +398,6 @@ def test_an_end_read_blank_keeps_its_zero_unless_both_looks_at_the_colour_view_a
                              set_max=9).pips == (0, 2)
 
 
-def _sure_of(a: int, b: int, p: float = 0.98) -> np.ndarray:
-    probs = np.full((2, CLASSES), (1 - p) / (CLASSES - 1), np.float32)
-    probs[0, a] = probs[1, b] = p
-    return probs
-
-
 def test_a_dot_both_readers_see_is_no_cheap_second_reading():
     """A planted 2-1 on a 0 (rendered round seed12-0): the 1's dot scored 0.65, so dropping it
     cost 0.15 and the tracker took the legal 2-0; the half reader read that end 1."""
@@ -412,7 +408,7 @@ def test_a_dot_both_readers_see_is_no_cheap_second_reading():
     reading = TileReading((HalfReading(1, [0.65], 0.65), HalfReading(2, [0.76, 0.74], 0.74)), [], (80.0, 4.0))
     seconds = second_readings((1, 2), reading, 6, 0.5)
     assert ((0, 2), 0.15) in seconds
-    backed = dict(backed_costs(seconds, (1, 2), _sure_of(1, 2)))
+    backed = dict(backed_costs(seconds, (1, 2), _sure_of(1, 2, p=0.98)))
     assert backed[(0, 2)] > SECOND_READING_COST
 
 
@@ -422,6 +418,31 @@ def test_a_second_reading_the_half_reader_backs_keeps_its_cost():
 
     reading = TileReading((HalfReading(1, [0.65], 0.65), HalfReading(2, [0.76, 0.74], 0.74)), [], (80.0, 4.0))
     seconds = second_readings((1, 2), reading, 6, 0.5)
-    probs = _sure_of(1, 2)
+    probs = _sure_of(1, 2, p=0.98)
     probs[0, 0], probs[0, 1] = 0.6, 0.38  # the half reader would rather read the end blank
     assert dict(backed_costs(seconds, (1, 2), probs))[(0, 2)] == dict(seconds)[(0, 2)]
+
+
+def _seventeen_run_together() -> TileReading:
+    """A large 17-5 of a double-18 set whose 17's centre dot ran into the four around it: the dot
+    detector gave no candidate for it, so no look can find the dots a 17 needs."""
+    return TileReading((HalfReading(16, [0.7] * 16, 0.6), HalfReading(5, [0.8] * 5, 0.8)), [], (80.0, 4.0))
+
+
+def test_a_dense_end_the_classifier_is_very_sure_of_takes_its_value_without_the_dots():
+    assert pattern_checked(_seventeen_run_together(), _sure_of(17, 5), set_max=18, conf=0.5).pips == (16, 5)
+    assert dense_checked(_seventeen_run_together(), _sure_of(17, 5, p=0.97), set_max=18).pips == (17, 5)
+
+
+def test_a_dense_end_keeps_its_dots_where_the_classifier_is_less_than_very_sure():
+    assert dense_checked(_seventeen_run_together(), _sure_of(17, 5, p=0.9), set_max=18).pips == (16, 5)
+
+
+def test_a_sparse_end_never_takes_the_classifiers_value_without_the_dots():
+    """A 1 to 9 has its dots far apart: a dot missing there is one the detector cannot see."""
+    blind = TileReading((HalfReading(7, [0.8] * 7, 0.8), HalfReading(5, [0.8] * 5, 0.8)), [], (80.0, 4.0))
+    assert dense_checked(blind, _sure_of(9, 5, p=0.99), set_max=18).pips == (7, 5)
+
+
+def test_a_dense_value_above_the_sets_maximum_is_never_taken():
+    assert dense_checked(_seventeen_run_together(), _sure_of(17, 5, p=0.99), set_max=15).pips == (16, 5)

@@ -164,6 +164,29 @@ def second_look_checked(reading: Any, second: Any, probs: np.ndarray, set_max: i
                                 and _dots_allow(second.halves[end], c.count, conf)})
 
 
+DENSE_MIN = 10
+"""The smallest value whose dots lie close enough to run together for the dot detector."""
+DENSE_SURE = 0.95
+"""How sure the classifier must be of a dense value to take it over the dots counted."""
+
+
+def dense_checked(reading: Any, probs: np.ndarray, set_max: int | None) -> Any:
+    """`reading` with each end still disputed after the further looks taken from the classifier
+    where it is very sure (`DENSE_SURE`) of a dense value (`DENSE_MIN` or more).
+
+    Why: on rendered double-18 hands the dot detector ran close dots together (a 17's centre dot
+    between the four around it was never a candidate; some 18s gave no candidate at all), so
+    no look could find the dots the classifier's value needs and the ends read 16, 15 or 0,
+    while the classifier read them right, sure at 0.95 and more (exact tile of double-18 hands
+    0.89). Only dense values: a 1 to 9 has its dots far apart, and a missing dot there is
+    more likely a pip the detector cannot see than one it ran into another."""
+    ends = {}
+    for end, c in _disputed(reading, probs, set_max).items():
+        if c.count >= DENSE_MIN and c.confidence >= DENSE_SURE:
+            ends[end] = c
+    return _with_ends(reading, ends)
+
+
 PALE_DOT_SCORE = 0.6
 """How clear every dot the colour view counts on an end read blank must be (see `pale_ends_checked`)."""
 

@@ -11,7 +11,7 @@ from .correct import apply_rules, second_readings, drop_duplicate_boxes, drop_ov
 from .detector import CLASS_BACK, TileDetector
 from .imageio import LoadedImage, load_image
 from .halfreader import (SMALL_TILE_PX, HalfReader, bar_checked, blank_ends_in_doubt, classified_reading,
-                         disputed_ends, pale_ends_checked, pattern_checked, second_look_checked)
+                         dense_checked, disputed_ends, pale_ends_checked, pattern_checked, second_look_checked)
 from .pipreader import PipReader, TileReading, colour_distance_view, faint_pips_view, find_bar, sharpened_view
 from .rectify import rectify_tile
 from .types import Recognition, TileDetection, tile_length
@@ -173,6 +173,9 @@ class Recognizer:
                 for i, view in zip(disputed, views):
                     readings[i] = second_look_checked(readings[i], view, large_probs[i], set_max, self.pips.conf)
                 disputed = [i for i in disputed if disputed_ends(readings[i], large_probs[i], set_max)]
+            # a dense end still disputed may have dots no look can part (see `halfreader.dense_checked`)
+            for i in disputed:
+                readings[i] = dense_checked(readings[i], large_probs[i], set_max)
             # ends read blank that the half reader is not sure are blank: pips of one pale colour
             # both readers may miss (see `halfreader.pale_ends_checked`)
             doubtful = [i for i in large if blank_ends_in_doubt(readings[i], large_probs[i])]
