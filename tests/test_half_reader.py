@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from vision.halfreader import (CLASSES, HALF_H, HALF_W, ClassifiedHalf, bar_checked, classified_reading,
-                               dense_checked, disputed_ends, half_inputs, pattern_checked, second_look_checked)
+                               dense_checked, disputed_ends, split_checked, half_inputs, pattern_checked, second_look_checked)
 from vision.pipreader import HalfReading, TileReading, colour_distance_view
 from vision.rectify import CROP_L, CROP_W
 from vision.recognize import looks_face_down
@@ -446,3 +446,28 @@ def test_a_sparse_end_never_takes_the_classifiers_value_without_the_dots():
 
 def test_a_dense_value_above_the_sets_maximum_is_never_taken():
     assert dense_checked(_seventeen_run_together(), _sure_of(17, 5, p=0.99), set_max=15).pips == (16, 5)
+
+
+def _nine_nine_split_at_a_false_divider() -> TileReading:
+    """A large 9-9 whose faint divider was missed and a thin line between its fourth and fifth
+    rows of dots taken for it: rows of three at these heights of the crop, split 12-6."""
+    rows = [25, 46, 67, 92, 112, 133]
+    pts = [(float(x), float(y), 0.8, int(y > 101)) for y in rows for x in (20, 40, 60)]
+    return TileReading((HalfReading(12, [0.8] * 12, 0.8), HalfReading(6, [0.8] * 6, 0.8)), pts, (101.0, 1.0))
+
+
+def test_dots_both_readers_agree_on_are_split_where_the_classifier_puts_the_divider():
+    fixed = split_checked(_nine_nine_split_at_a_false_divider(), _sure_of(9, 9), set_max=12)
+    assert fixed.pips == (9, 9)
+    assert sum(p[3] for p in fixed.points) == 9
+
+
+def test_no_split_is_made_when_the_classifier_is_unsure_or_its_values_do_not_add_up():
+    reading = _nine_nine_split_at_a_false_divider()
+    assert split_checked(reading, _sure_of(9, 9, p=0.6), set_max=12).pips == (12, 6)
+    assert split_checked(reading, _sure_of(9, 8), set_max=12).pips == (12, 6)
+
+
+def test_no_split_is_made_through_a_row_of_dots():
+    reading = _nine_nine_split_at_a_false_divider()
+    assert split_checked(reading, _sure_of(10, 8), set_max=12).pips == (12, 6)

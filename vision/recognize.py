@@ -11,7 +11,8 @@ from .correct import apply_rules, second_readings, drop_duplicate_boxes, drop_ov
 from .detector import CLASS_BACK, TileDetector
 from .imageio import LoadedImage, load_image
 from .halfreader import (SMALL_TILE_PX, HalfReader, bar_checked, blank_ends_in_doubt, classified_reading,
-                         dense_checked, disputed_ends, pale_ends_checked, pattern_checked, second_look_checked)
+                         dense_checked, disputed_ends, pale_ends_checked, pattern_checked, second_look_checked,
+                         split_checked)
 from .pipreader import PipReader, TileReading, colour_distance_view, faint_pips_view, find_bar, sharpened_view
 from .rectify import rectify_tile
 from .types import Recognition, TileDetection, tile_length
@@ -162,6 +163,7 @@ class Recognizer:
             large_probs = dict(zip(large, probs[len(small):]))
             for i in large:
                 readings[i] = bar_checked(readings[i], large_probs[i], set_max)
+                readings[i] = split_checked(readings[i], large_probs[i], set_max)
                 readings[i] = pattern_checked(readings[i], large_probs[i], set_max, self.pips.conf)
             # ends still disputed get further looks, each on another view of the crop, until the
             # dots of the classifier's value are found or the looks run out (see `FURTHER_LOOKS`)
