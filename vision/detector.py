@@ -116,8 +116,11 @@ class TileDetector:
         h, w = img.shape[:2]
         iw, ih = self._input_size(img, self._first_long_side(img))
         model_scale = min(iw / w, ih / h)
-        lengths = [max(np.linalg.norm(b.corners[0] - b.corners[3]), 1.0) * model_scale for b in boxes]
-        small = (not boxes) or np.median(lengths) < self.small_tile_px
+        # the tiles' size is judged by the faces found: a box or two, or backs alone, say little
+        # about a picture of many tiles too small for this pass (see `TRUSTED_FACES`)
+        faces = [b for b in boxes if b.cls == CLASS_TILE] or boxes
+        lengths = [max(np.linalg.norm(b.corners[0] - b.corners[3]), 1.0) * model_scale for b in faces]
+        small = sum(b.cls == CLASS_TILE for b in boxes) < TRUSTED_FACES or np.median(lengths) < self.small_tile_px
         if small and model_scale < 1 / 1.4:  # only when the image was shrunk enough for a zoom to help
             median = float(np.median(lengths)) if lengths else 20.0
             boxes = boxes + (self._zoomed(img, median) if self.dynamic else self._windows(img, median))
@@ -138,6 +141,11 @@ class TileDetector:
 
 
 MIN_ASPECT = 1.3
+TRUSTED_FACES = 2
+"""Face-up boxes the first pass must find before their size may spare the picture the zoomed
+pass. Why: on a rendered double-15 table of 25-px black tiles, the first pass found only two
+boxes, both a "back" ~100 px long over the spinner's crossing (a phantom); their size passed for
+the tiles', no second pass ran, and no tile was read in any frame for 700 frames of the round."""
 MAX_LONG_SIDE = 960
 MAX_UPSCALE = 2.0
 

@@ -1,0 +1,63 @@
+"""The detector's two passes: when a picture's tiles are read again at a larger size."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.detector import CLASS_BACK, CLASS_TILE, RawBox, TileDetector
+from vision.recognize import models_dir
+
+
+def _box(cx: float, cy: float, length: float, cls: int) -> RawBox:
+    w = length / 2
+    corners = np.array([[cx - w / 2, cy + length / 2], [cx + w / 2, cy + length / 2],
+                        [cx + w / 2, cy - length / 2], [cx - w / 2, cy - length / 2]], np.float32)
+    return RawBox(corners, 0.6, cls)
+
+
+@pytest.fixture(scope="module")
+def detector() -> TileDetector:
+    return TileDetector(models_dir() / "tile_detector.onnx")
+
+
+def _zoomed_after(detector: TileDetector, first: list[RawBox], monkeypatch) -> bool:
+    """Whether a 1280x720 picture whose first pass finds `first` gets the zoomed pass."""
+    calls = []
+    monkeypatch.setattr(detector, "_run", lambda img, long_side=None: first if long_side is None else [])
+    monkeypatch.setattr(detector, "_zoomed", lambda img, median: calls.append(median) or [])
+    detector.detect(np.zeros((720, 1280, 3), np.uint8))
+    return bool(calls)
+
+
+def test_large_faces_found_by_the_first_pass_spare_the_picture_the_zoomed_pass(detector, monkeypatch):
+    big = [_box(300 + 200 * i, 360, 400, CLASS_TILE) for i in range(3)]
+    assert not _zoomed_after(detector, big, monkeypatch)
+
+
+def test_small_faces_found_by_the_first_pass_send_the_picture_to_the_zoomed_pass(detector, monkeypatch):
+    small = [_box(300 + 60 * i, 360, 60, CLASS_TILE) for i in range(6)]
+    assert _zoomed_after(detector, small, monkeypatch)
+
+
+def test_a_large_back_alone_does_not_pass_for_the_size_of_the_tiles(detector, monkeypatch):
+    """Two phantom "backs" ~100 px long (at the pass's scale) over the crossing of a layout of
+    25-px tiles kept the zoomed pass from running, and no tile of the table was read."""
+    phantoms = [_box(640, 360, 400, CLASS_BACK), _box(630, 355, 400, CLASS_BACK)]
+    assert _zoomed_after(detector, phantoms, monkeypatch)
+
+
+def test_a_single_large_face_does_not_pass_for_the_size_of_the_tiles(detector, monkeypatch):
+    assert _zoomed_after(detector, [_box(640, 360, 400, CLASS_TILE)], monkeypatch)
+
+
+def test_a_table_of_small_tiles_behind_a_phantom_back_is_read():
+    """Frame 1140 of rendered round seed14-19 (black double-15 tiles ~25 px long): the first pass
+    finds only a phantom back over the spinner's crossing; before the fix nothing was read."""
+    from vision.imageio import LoadedImage
+    from vision.recognize import get_recognizer
+    from vision.synth.sequence import SequenceRenderer, plan_sequence, sequence_rng
+
+    plan = plan_sequence(sequence_rng(14, 19), (1280, 720), 15)
+    frame = SequenceRenderer(plan).frame(1140)
+    rec = get_recognizer().recognize_loaded(LoadedImage(frame, 1.0, 1280, 720, "frame"), 15)
+    assert len(rec.tiles) >= 0.75 * len(plan.frames[1140].tiles)
