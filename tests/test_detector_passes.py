@@ -61,3 +61,34 @@ def test_a_table_of_small_tiles_behind_a_phantom_back_is_read():
     frame = SequenceRenderer(plan).frame(1140)
     rec = get_recognizer().recognize_loaded(LoadedImage(frame, 1.0, 1280, 720, "frame"), 15)
     assert len(rec.tiles) >= 0.75 * len(plan.frames[1140].tiles)
+
+
+def test_a_known_small_tile_size_sends_the_picture_to_the_zoomed_pass_whatever_the_first_pass_found(
+        detector, monkeypatch):
+    big = [_box(300 + 200 * i, 360, 400, CLASS_TILE) for i in range(3)]
+    calls = []
+    monkeypatch.setattr(detector, "_run", lambda img, long_side=None: big if long_side is None else [])
+    monkeypatch.setattr(detector, "_zoomed", lambda img, median: calls.append(median) or [])
+    detector.detect(np.zeros((720, 1280, 3), np.uint8), tile_px=40.0)
+    assert calls == [pytest.approx(10.0)]  # 40 px of the 1280-px frame at the first pass's 320 px
+    calls.clear()
+    detector.detect(np.zeros((720, 1280, 3), np.uint8), tile_px=400.0)
+    assert calls == []
+
+
+def test_the_tracker_keeps_reading_small_tiles_when_the_first_pass_finds_only_large_phantoms():
+    """Rendered round seed14-19 (double-15, black tiles ~40 px long): at frame 1828 the first pass
+    finds ten confident boxes, each over several tiles; judged by them, the tiles were large, no
+    second pass ran and one tile was read, so every tile of the board was taken for gone. The
+    tracker's detector remembers the size of the tiles it read before."""
+    from vision.recognize import get_recognizer
+    from vision.synth.sequence import SequenceRenderer, plan_sequence, sequence_rng
+    from vision.tracking.tracker import RecognizerDetector
+
+    plan = plan_sequence(sequence_rng(14, 19), (1280, 720), 15)
+    frames = SequenceRenderer(plan)
+    fresh = RecognizerDetector(get_recognizer(), 15)
+    assert len(fresh(frames.frame(1828))) < 10
+    following = RecognizerDetector(get_recognizer(), 15)
+    following(frames.frame(1700))
+    assert len(following(frames.frame(1828))) >= 0.9 * len(plan.frames[1828].tiles)

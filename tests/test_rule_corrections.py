@@ -312,7 +312,7 @@ def test_a_large_box_the_detector_calls_a_back_is_a_face_where_its_divider_shows
     data = cv2.imencode(".png", img[..., ::-1])[1].tobytes()
     rec = Recognizer(models)
     detect = rec.detector.detect
-    rec.detector.detect = lambda im: [RawBox(b.corners, b.score, CLASS_BACK) for b in detect(im)]
+    rec.detector.detect = lambda im, tile_px=None: [RawBox(b.corners, b.score, CLASS_BACK) for b in detect(im)]
     result = rec.recognize(data, set_max=12)
     assert [t.pips for t in result.tiles] == [(0, 0)]
     assert len(result.face_down) == 1

@@ -111,7 +111,10 @@ class TileDetector:
         long_side = int(min(max(self.size) * zoom, MAX_LONG_SIDE, max(img.shape[:2])))
         return self._run(img, long_side)
 
-    def detect(self, img: np.ndarray) -> list[RawBox]:
+    def detect(self, img: np.ndarray, tile_px: float | None = None) -> list[RawBox]:
+        """`tile_px`: the tiles' length in this picture where the caller knows it (the live
+        tracker, from the frames before): small tiles then get the second pass whatever the first
+        pass found, which on a table of tiny tiles can be a few large phantoms."""
         boxes = self._run(img)
         h, w = img.shape[:2]
         iw, ih = self._input_size(img, self._first_long_side(img))
@@ -121,6 +124,8 @@ class TileDetector:
         faces = [b for b in boxes if b.cls == CLASS_TILE] or boxes
         lengths = [max(np.linalg.norm(b.corners[0] - b.corners[3]), 1.0) * model_scale for b in faces]
         small = sum(b.cls == CLASS_TILE for b in boxes) < TRUSTED_FACES or np.median(lengths) < self.small_tile_px
+        if tile_px is not None and tile_px * model_scale < self.small_tile_px:
+            small, lengths = True, [tile_px * model_scale]  # (a hint adds the second pass, never drops it)
         if small and model_scale < 1 / 1.4:  # only when the image was shrunk enough for a zoom to help
             median = float(np.median(lengths)) if lengths else 20.0
             boxes = boxes + (self._zoomed(img, median) if self.dynamic else self._windows(img, median))

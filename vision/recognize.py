@@ -133,9 +133,12 @@ class Recognizer:
             else None
         self.small_tile_px = SMALL_TILE_PX
 
-    def recognize_loaded(self, img: LoadedImage, set_max: int | None = None) -> Recognition:
+    def recognize_loaded(self, img: LoadedImage, set_max: int | None = None,
+                         tile_px: float | None = None) -> Recognition:
+        """`tile_px`: the tiles' length in the picture read, where the caller knows it (see
+        `TileDetector.detect`)."""
         t0 = time.perf_counter()
-        boxes = self.detector.detect(img.bgr)
+        boxes = self.detector.detect(img.bgr, tile_px / img.scale if tile_px else None)
         up, down = [], []
         for b in boxes:
             # (a large "back" whose divider shows is a face: see `shows_divider`)

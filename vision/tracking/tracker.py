@@ -122,18 +122,31 @@ Detector = Callable[[Any], Sequence[Any]]
 """frame -> tile detections (`vision.types.TileDetection`-like: corners, pips, confidence)."""
 
 
+TILES_FOR_SIZE = 5
+"""Tiles a frame must show for their size to guide the next frame's detector."""
+
+
 class RecognizerDetector:
     """The real recognizer as a tracker detector."""
 
     def __init__(self, recognizer: Any, set_max: int | None) -> None:
         self.recognizer = recognizer
         self.set_max = set_max
+        self.tile_px: float | None = None
+        """The tiles' median length in the last frame where `TILES_FOR_SIZE` or more were read:
+        a table's tiles keep their size from frame to frame, so the detector need not guess it
+        again from its first pass, which on a table of tiny tiles can find only a few large
+        phantoms (see `TileDetector.detect`)."""
 
     def __call__(self, frame: np.ndarray) -> list[Any]:
         from vision.imageio import LoadedImage
+        from vision.types import tile_length
 
         h, w = frame.shape[:2]
-        rec = self.recognizer.recognize_loaded(LoadedImage(frame, 1.0, w, h, "frame"), self.set_max)
+        rec = self.recognizer.recognize_loaded(LoadedImage(frame, 1.0, w, h, "frame"), self.set_max,
+                                               tile_px=self.tile_px)
+        if len(rec.tiles) >= TILES_FOR_SIZE:
+            self.tile_px = float(np.median([tile_length(t.corners) for t in rec.tiles]))
         return rec.tiles
 
     def look_closer(self, frame: np.ndarray, centre: np.ndarray, reach: float) -> list[Any]:
