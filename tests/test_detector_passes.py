@@ -51,7 +51,7 @@ def test_a_single_large_face_does_not_pass_for_the_size_of_the_tiles(detector, m
 
 
 def test_a_table_of_small_tiles_behind_a_phantom_back_is_read():
-    """Frame 1140 of rendered round seed14-19 (black double-15 tiles ~25 px long): the first pass
+    """Frame 1140 of rendered round seed14-19 (black double-15 tiles ~40 px long): the first pass
     finds only a phantom back over the spinner's crossing; before the fix nothing was read."""
     from vision.imageio import LoadedImage
     from vision.recognize import get_recognizer

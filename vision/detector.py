@@ -148,7 +148,7 @@ class TileDetector:
 MIN_ASPECT = 1.3
 TRUSTED_FACES = 2
 """Face-up boxes the first pass must find before their size may spare the picture the zoomed
-pass. Why: on a rendered double-15 table of 25-px black tiles, the first pass found only two
+pass. Why: on a rendered double-15 table of ~40-px black tiles, the first pass found only two
 boxes, both a "back" ~100 px long over the spinner's crossing (a phantom); their size passed for
 the tiles', no second pass ran, and no tile was read in any frame for 700 frames of the round."""
 MAX_LONG_SIDE = 960
