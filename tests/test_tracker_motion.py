@@ -153,9 +153,8 @@ def test_a_frame_no_different_from_the_last_one_read_says_so(filmed):
 def test_thumbnails_shrink_by_a_whole_factor():
     gate = MotionGate()
     for (w, h), size in (((1280, 720), (256, 144)), ((640, 480), (213, 160)), ((1920, 1080), (240, 135))):
-        thumb, white, level, colour = gate.thumbnail(np.full((h, w, 3), 100, np.uint8))
+        thumb, white, level = gate.thumbnail(np.full((h, w, 3), 100, np.uint8))
         assert thumb.shape[::-1] == size and not white.any() and level == 100
-        assert all(c.shape == thumb.shape and not c.any() for c in colour)  # grey: no colour
 
 
 def test_a_tile_laid_on_a_white_table_changes_the_picture():
@@ -244,21 +243,3 @@ def test_a_small_tile_laid_on_a_light_table_is_a_change_to_read():
     gate.update(laid)
     r = gate.update(laid)
     assert not r.moving and r.changed and not r.same_as_read
-
-
-def test_a_tile_of_the_cloths_own_grey_but_another_colour_changes_the_picture():
-    """A pink tile laid on a purple and green cloth of its own brightness changed 3 pixels of the
-    grey thumbnail (7.4 needed) and so lay still, a planted play, for seven frames unread
-    (rendered round seed14-46). Its colour differs: that is a change too."""
-    cloth = np.zeros((720, 1280, 3), np.uint8)
-    cloth[:] = (150, 90, 150)  # purple (BGR), grey ~111
-    before = cloth.copy()
-    after = cloth.copy()
-    after[300:360, 600:630] = (110, 110, 140)  # a dull pink face of about the same grey
-    gate = MotionGate()
-    grey = lambda img: cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).astype(float)  # noqa: E731
-    assert abs(grey(after)[330, 615] - grey(before)[330, 615]) < 0.08 * grey(before)[330, 615]
-    gate.update(before)
-    gate.set_reference()
-    gate.update(after)
-    assert gate.update(after).changed

@@ -1,4 +1,4 @@
-"""A cheap motion gate: decide from a small thumbnail whether to run the recognizer.
+"""A cheap motion gate: decide from a small grey thumbnail whether to run the recognizer.
 
 The recognizer costs 60-250 ms a frame on a laptop CPU; a 256-pixel-wide
 thumbnail costs a few milliseconds. Two comparisons answer the two questions
@@ -16,9 +16,7 @@ count as motion; pixels near white in
 both pictures are left out of the comparison, since a brighter frame clips white
 tiles by different amounts than it brightens the table (a pixel white in one picture
 only is kept: a white tile was laid or taken there); and thumbnails are slightly
-blurred, so sensor noise does not count either. Colour counts as well as grey: a pixel whose
-red-green or yellow-blue difference changed as much as a grey level would have to is a change
-(a tile of the cloth's own brightness but another colour).
+blurred, so sensor noise does not count either.
 
 A third comparison saves the recognizer's time: against the thumbnail of the last frame
 the recognizer read (`mark_read`). While a still picture has not changed since that
@@ -85,33 +83,23 @@ class MotionGate:
         """The last picture read did not differ from the reference (see `update`)."""
         self._ref_level = 1.0
 
-    def thumbnail(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, tuple[np.ndarray, np.ndarray] | None]:
-        """(grey thumbnail, mask of near-white pixels, median grey level, colour-opponent
-        thumbnail: red minus green and yellow minus blue, or None for a grey frame)."""
+    def thumbnail(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+        """(grey thumbnail, mask of near-white pixels, median grey level)."""
         h, w = frame.shape[:2]
+        grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         # shrink by a whole factor (about thumb_width wide): the last few rows and columns are
         # left out rather than paying for area averaging over fractional pixels
         k = max(1, int(round(w / self.thumb_width)))
         tw, th = max(1, w // k), max(1, h // k)
-        grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         grey = grey.astype(np.float32)
         if k > 1:
             grey = cv2.resize(grey[: th * k, : tw * k], (tw, th), interpolation=cv2.INTER_AREA)
         small = cv2.GaussianBlur(grey, (3, 3), 0)
-        colour = None
-        if frame.ndim == 3:
-            # (whole grey levels are fine here: only the grey thumbnail's median must not step)
-            pixels = frame[: th * k, : tw * k]
-            if k > 1:
-                pixels = cv2.resize(pixels, (tw, th), interpolation=cv2.INTER_AREA)
-            pixels = cv2.GaussianBlur(pixels.astype(np.float32), (3, 3), 0)
-            b, g, r = pixels[..., 0], pixels[..., 1], pixels[..., 2]
-            colour = (r - g, 0.5 * (r + g) - b)
         # the median of the averaged (not rounded) thumbnail: on a near-black table the median of
         # whole grey levels stepped between 5 and 6 with no change in the light, a 20 % step that
         # made every white tile "move" and kept the tracker from reading a still board
         level = max(float(np.median(small)), 1.0)
-        return small, small >= NEAR_WHITE, level, colour
+        return small, small >= NEAR_WHITE, level
 
     def _share(self, a: tuple, b: tuple) -> tuple[float, np.ndarray]:
         """Share of pixels that differ between two thumbnails (pixels near white in both left out:
@@ -133,12 +121,6 @@ class MotionGate:
         # (a pixel white in both pictures is left out: a clipped area lit a little differently)
         mask = np.select([a[1] & b[1], a[1], b[1], ga >= NEAR_WHITE, gb >= NEAR_WHITE * gain],
                          [False, darker, brighter, brighter, darker], brighter | darker)
-        if a[3] is not None and b[3] is not None:
-            # a change of colour at the same grey: a pink tile laid on a purple and green cloth
-            # of its own brightness changed 3 pixels of the grey thumbnail and 122 of the colour
-            # one, so a planted tile lay still for seven frames unread (rendered round seed14-46)
-            shift = np.maximum(np.abs(b[3][0] - a[3][0] * gain), np.abs(b[3][1] - a[3][1] * gain))
-            mask |= (shift > limit) & ~(a[1] | b[1])
         return float(mask.mean()), mask
 
     def update(self, frame: np.ndarray) -> MotionReading:
