@@ -20,13 +20,15 @@ def detector() -> TileDetector:
     return TileDetector(models_dir() / "tile_detector.onnx")
 
 
-def _zoomed_after(detector: TileDetector, first: list[RawBox], monkeypatch) -> bool:
-    """Whether a 1280x720 picture whose first pass finds `first` gets the zoomed pass."""
-    calls = []
+def _zoomed_after(detector: TileDetector, first: list[RawBox], monkeypatch, tile_px: float | None = None
+                  ) -> list[float]:
+    """The tile lengths (at the first pass's scale) a 1280x720 picture whose first pass finds
+    `first` gets the zoomed pass for: [] when it gets none."""
+    calls: list[float] = []
     monkeypatch.setattr(detector, "_run", lambda img, long_side=None: first if long_side is None else [])
     monkeypatch.setattr(detector, "_zoomed", lambda img, median: calls.append(median) or [])
-    detector.detect(np.zeros((720, 1280, 3), np.uint8))
-    return bool(calls)
+    detector.detect(np.zeros((720, 1280, 3), np.uint8), tile_px=tile_px)
+    return calls
 
 
 def test_large_faces_found_by_the_first_pass_spare_the_picture_the_zoomed_pass(detector, monkeypatch):
@@ -66,14 +68,9 @@ def test_a_table_of_small_tiles_behind_a_phantom_back_is_read():
 def test_a_known_small_tile_size_sends_the_picture_to_the_zoomed_pass_whatever_the_first_pass_found(
         detector, monkeypatch):
     big = [_box(300 + 200 * i, 360, 400, CLASS_TILE) for i in range(3)]
-    calls = []
-    monkeypatch.setattr(detector, "_run", lambda img, long_side=None: big if long_side is None else [])
-    monkeypatch.setattr(detector, "_zoomed", lambda img, median: calls.append(median) or [])
-    detector.detect(np.zeros((720, 1280, 3), np.uint8), tile_px=40.0)
-    assert calls == [pytest.approx(10.0)]  # 40 px of the 1280-px frame at the first pass's 320 px
-    calls.clear()
-    detector.detect(np.zeros((720, 1280, 3), np.uint8), tile_px=400.0)
-    assert calls == []
+    # 40 px of the 1280-px frame at the first pass's 320 px
+    assert _zoomed_after(detector, big, monkeypatch, tile_px=40.0) == [pytest.approx(10.0)]
+    assert _zoomed_after(detector, big, monkeypatch, tile_px=400.0) == []
 
 
 def test_the_tracker_keeps_reading_small_tiles_when_the_first_pass_finds_only_large_phantoms():

@@ -206,11 +206,8 @@ def dense_checked(reading: Any, probs: np.ndarray, set_max: int | None) -> Any:
     while the classifier read them right, sure at 0.95 and more (exact tile of double-18 hands
     0.89). Only dense values: a 1 to 9 has its dots far apart, and a missing dot there is
     more likely a pip the detector cannot see than one it ran into another."""
-    ends = {}
-    for end, c in _disputed(reading, probs, set_max).items():
-        if c.count >= DENSE_MIN and c.confidence >= DENSE_SURE:
-            ends[end] = c
-    return _with_ends(reading, ends)
+    return _with_ends(reading, {end: c for end, c in _disputed(reading, probs, set_max).items()
+                                if c.count >= DENSE_MIN and c.confidence >= DENSE_SURE})
 
 
 PALE_DOT_SCORE = 0.6
