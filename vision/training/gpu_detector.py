@@ -43,7 +43,9 @@ def _patch_ultralytics() -> None:
 
 
 def render(work: Path, hands: int, tables: int, workers: int, seed: int, win_side: tuple[float, float],
-           win_px: int, per_table: int) -> Path:
+           win_px: int, per_table: int, windows: bool = True) -> Path:
+    """The stage's hand and table scenes, and (`windows`) the detector's windows cut from the
+    tables; returns the detector's data.yaml."""
     from ..synth.dataset import SynthJob, generate
     from .table_windows import window_dataset
 
@@ -53,12 +55,14 @@ def render(work: Path, hands: int, tables: int, workers: int, seed: int, win_sid
             generate(SynthJob(str(work / kind), kind, s, None, None, pips=False), count, workers=workers,
                      progress=False)
         print(f"rendered {count} {kind} scenes ({time.perf_counter() - t0:.0f} s)", flush=True)
-    windows = work / "windows"
-    if tables and not (windows / "detect" / "data.yaml").exists():
-        window_dataset([work / "table" / "scenes"], windows, seed=seed + 2, per_scene=per_table, out_px=win_px,
+    if not windows:
+        return work / "data.yaml"
+    win_dir = work / "windows"
+    if tables and not (win_dir / "detect" / "data.yaml").exists():
+        window_dataset([work / "table" / "scenes"], win_dir, seed=seed + 2, per_scene=per_table, out_px=win_px,
                        side_range=win_side, workers=workers)
     print(f"cut table windows ({time.perf_counter() - t0:.0f} s)", flush=True)
-    roots = [work / k for k in ("hand", "table") if (work / k).is_dir()] + ([windows] if tables else [])
+    roots = [work / k for k in ("hand", "table") if (work / k).is_dir()] + ([win_dir] if tables else [])
     return combined_detect_yaml(roots, work / "data.yaml")
 
 

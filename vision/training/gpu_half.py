@@ -20,6 +20,11 @@ import os
 import time
 from pathlib import Path
 
+HUE_SETS = (("table", "hue-coded", 1200), ("hand", "hue-coded", 800))
+"""(kind, face, count) of scenes whose pips differ from the face by hue alone (session 19: the
+committed reader reads 0.51 of their ends where brightness differs by under 0.06), rendered
+x `hue_scale` (0: none, the committed recipe)."""
+
 BIG_SETS = (("table", 12, 300), ("table", 15, 400), ("table", 18, 400), ("hand", 15, 600), ("hand", 18, 600))
 """(kind, set, count) rendered besides the detector stage's random-set scenes."""
 
@@ -40,26 +45,34 @@ def render_big_sets(work: Path, workers: int, seed: int, scale: float = 1.0) -> 
 
 def train_gpu_half(work: Path, out: Path, hours: float, *, hands: int = 4000, tables: int = 2000, seed: int = 71,
                    versions: int = 3, batch: int = 1024, lr: float = 4e-3, width: int = 24, big_scale: float = 2.5,
-                   workers: int | None = None, deadline_s: float | None = None, log=print) -> dict:
+                   workers: int | None = None, deadline_s: float | None = None, log=print, hue_scale: float = 0.0,
+                   init: Path | None = None, windows: bool = True, prepare_only: bool = False) -> dict:
     """Render (what is not under `work` yet), cut the ends, train for `hours` and export `out`
     (the half reader's ONNX file); returns the training summary. With `deadline_s`, training
-    instead gets what is left of that many seconds, less 40 for the export (one lent call)."""
+    instead gets what is left of that many seconds, less 40 for the export (one lent call).
+    `init`: an exported reader to fine-tune instead of training from scratch; `windows`: also
+    cut the detector stage's table windows; `prepare_only`: stop once the ends are cut."""
     from .gpu_detector import render
     from .half_data import build_half_dataset
     from .half_train import train_half_reader
+    from .half_tune import render_tune_scenes
 
     t0 = time.perf_counter()
     workers = workers or os.cpu_count() or 2
-    render(work, hands, tables, workers, seed, (0.94 * 640, 1.72 * 640), 640, 2)
+    render(work, hands, tables, workers, seed, (0.94 * 640, 1.72 * 640), 640, 2, windows=windows)
     dirs = [work / "hand" / "scenes", work / "table" / "scenes", *render_big_sets(work, workers, seed + 10, big_scale)]
+    if hue_scale > 0:
+        dirs += render_tune_scenes(work, seed + 20, workers, hue_scale, HUE_SETS)
     log(f"rendered ({time.perf_counter() - t0:.0f} s)")
     halves = work / "halves"
     if not (halves / "val.npz").exists():
         counts = build_half_dataset(dirs, halves, versions=versions, workers=workers, seed=seed)
         log(f"half samples {counts} ({time.perf_counter() - t0:.0f} s)")
+    if prepare_only:
+        return {"prepared": str(halves), "seconds": round(time.perf_counter() - t0)}
     if deadline_s is not None:
         hours = max(0.01, (deadline_s - (time.perf_counter() - t0) - 40) / 3600)
-    return train_half_reader(halves, out, hours=hours, batch=batch, lr=lr, width=width, log=log)
+    return train_half_reader(halves, out, hours=hours, batch=batch, lr=lr, width=width, log=log, init=init)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -76,6 +89,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--width", type=int, default=24)
     ap.add_argument("--big-scale", type=float, default=2.5, help="multiplies BIG_SETS' scene counts")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--hue-scale", type=float, default=0.0, help="multiplies HUE_SETS' scene counts (0: none)")
+    ap.add_argument("--init", default=None, help="an exported reader to fine-tune (default: from scratch)")
+    ap.add_argument("--no-windows", action="store_true", help="skip the detector stage's table windows")
+    ap.add_argument("--prepare-only", action="store_true", help="render and cut the ends, do not train")
     args = ap.parse_args(argv)
 
     t0 = time.perf_counter()
@@ -83,7 +100,9 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     res = train_gpu_half(Path(args.work), out / "half_reader.onnx", 0.0, deadline_s=args.deadline, hands=args.hands,
                          tables=args.tables, seed=args.seed, versions=args.versions, batch=args.batch, lr=args.lr,
-                         width=args.width, big_scale=args.big_scale, workers=args.workers, log=lambda m: print(m, flush=True))
+                         width=args.width, big_scale=args.big_scale, workers=args.workers, log=lambda m: print(m, flush=True),
+                         hue_scale=args.hue_scale, init=Path(args.init) if args.init else None,
+                         windows=not args.no_windows, prepare_only=args.prepare_only)
     res.update(seconds=round(time.perf_counter() - t0), args=vars(args))
     (out / "half_summary.json").write_text(json.dumps(res, indent=1))
     print("done", flush=True)

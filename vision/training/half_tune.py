@@ -25,11 +25,14 @@ TUNE_SCENES = (("table", "hue-coded", 1200), ("hand", "hue-coded", 800), ("table
 (big sets among them: their values 13-18 are rare elsewhere) so nothing else is unlearnt."""
 
 
-def render_tune_scenes(work: Path, seed: int, workers: int, scale: float = 1.0) -> list[Path]:
+def render_tune_scenes(work: Path, seed: int, workers: int, scale: float = 1.0,
+                       scenes: tuple = TUNE_SCENES) -> list[Path]:
+    """Render each of `scenes` ((kind, face, count[, set]), TUNE_SCENES' form) not yet under
+    `work`; returns their scene folders."""
     from ..synth.dataset import SynthJob, generate
 
     dirs = []
-    for k, (kind, face, count, *set_max) in enumerate(TUNE_SCENES):
+    for k, (kind, face, count, *set_max) in enumerate(scenes):
         n = max(1, round(count * scale))
         d = work / f"{kind}_{face or 'random'}{set_max[0] if set_max else ''}"
         if not (d / "scenes").is_dir() or len(list((d / "scenes").glob("*.json"))) < n:
