@@ -89,3 +89,23 @@ def test_the_tracker_keeps_reading_small_tiles_when_the_first_pass_finds_only_la
     following = RecognizerDetector(get_recognizer(), 15)
     following(frames.frame(1700))
     assert len(following(frames.frame(1828))) >= 0.9 * len(plan.frames[1828].tiles)
+
+
+@pytest.mark.parametrize("seed", [3, 8])
+def test_a_close_up_of_one_tile_filling_the_picture_is_read_whole(seed):
+    """A photo of a single tile cut to its outline (like the real double-12 crops): with no table
+    around it the first pass boxed the tile short of its ends, or its halves as two tiles, and
+    read it wrong; the bordered pass reads it whole."""
+    import cv2
+
+    from vision.recognize import get_recognizer
+    from vision.synth.closeup import close_up
+    from vision.synth.scene import render_hand
+
+    scene = render_hand(np.random.default_rng(seed), (1280, 960), set_max=12)
+    tiles = [t for t in scene.tiles if not t.face_down and t.visible >= 0.97]
+    tile = max(tiles, key=lambda t: np.linalg.norm(np.subtract(t.corners[0], t.corners[3])))
+    crop = close_up(scene.image, tile.corners, margin=0.02, height=360)
+    ok, jpeg = cv2.imencode(".jpg", crop)
+    rec = get_recognizer().recognize(jpeg.tobytes())
+    assert [sorted(t.pips) for t in rec.tiles if not t.face_down] == [sorted(tile.pips)]

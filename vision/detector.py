@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from .onnx_yolo import input_size, letterbox, make_session, nms_rotated, obb_polygon, to_blob
@@ -119,6 +120,13 @@ class TileDetector:
         h, w = img.shape[:2]
         iw, ih = self._input_size(img, self._first_long_side(img))
         model_scale = min(iw / w, ih / h)
+        big = bool(boxes) and max(_lengths(boxes)) >= CLOSE_UP * min(h, w)
+        nothing = model_scale >= 1 / 1.4 and not any(b.cls == CLASS_TILE for b in boxes)  # (no zoom to try)
+        if (big or nothing) and (tile_px is None or tile_px >= CLOSE_UP * min(h, w)):
+            merged = self._merge(boxes)
+            framed = self._close_up(img, merged) if len(merged) <= CLOSE_UP_BOXES else None
+            if framed is not None:
+                return framed
         # the tiles' size is judged by the boxes found only where two faces or more are among
         # them: a box or two, or backs alone, say little about a picture of many tiles too small
         # for this pass (see `TRUSTED_FACES`)
@@ -130,6 +138,25 @@ class TileDetector:
             median = float(np.median(lengths)) if lengths else 20.0
             boxes = boxes + (self._zoomed(img, median) if self.dynamic else self._windows(img, median))
         return self._merge(boxes)
+
+    def _close_up(self, img: np.ndarray, boxes: list[RawBox]) -> list[RawBox] | None:
+        """A picture filled by a tile or two, looked at again with a border around it: the
+        detector learnt tiles with a table around them and, with none, boxes a tile short of
+        its ends, boxes its halves as two tiles, or finds nothing (real double-12 close-ups, one
+        tile filling each frame). The bordered pass replaces `boxes` (merged) where it finds a
+        face and every face in `boxes` lies within one of its boxes; else None."""
+        h, w = img.shape[:2]
+        pad = int(round(CLOSE_UP_BORDER * max(h, w)))
+        face = float(np.median(cv2.cvtColor(img[h // 4:h - h // 4, w // 4:w - w // 4], cv2.COLOR_BGR2GRAY)))
+        value = BORDER_DARK if face >= 110 else BORDER_LIGHT  # unlike the tile filling the middle
+        framed = cv2.copyMakeBorder(img, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=(value,) * 3)
+        shift = np.array([pad, pad], np.float32)
+        again = self._merge([RawBox(b.corners - shift, b.score, b.cls) for b in self._run(framed)])
+        if not any(b.cls == CLASS_TILE for b in again):
+            return None
+        inside = lambda pt: any(cv2.pointPolygonTest(b.corners, pt, False) >= 0 for b in again)  # noqa: E731
+        centres = [tuple(map(float, b.corners.mean(0))) for b in boxes if b.cls == CLASS_TILE]
+        return again if all(inside(c) for c in centres) else None
 
     def _merge(self, boxes: list[RawBox]) -> list[RawBox]:
         # A domino is about twice as long as wide, and a steep camera angle shortens it by at
@@ -146,6 +173,14 @@ class TileDetector:
 
 
 MIN_ASPECT = 1.3
+CLOSE_UP = 0.6
+"""A box at least this share of the picture's short side makes it a close-up (`_close_up`), as
+does a small picture in which the first pass finds no face; never where the caller knows the
+tiles are small (`tile_px`), nor past CLOSE_UP_BOXES boxes: on a rendered double-15 table the
+first pass found ten phantoms, each over several small tiles, some longer than this."""
+CLOSE_UP_BOXES = 3
+CLOSE_UP_BORDER = 0.3
+BORDER_DARK, BORDER_LIGHT = 40, 200
 TRUSTED_FACES = 2
 """Face-up boxes the first pass must find before their size may spare the picture the zoomed
 pass. Why: on a rendered double-15 table of ~40-px black tiles, the first pass found only two
@@ -153,6 +188,10 @@ boxes, both a "back" ~100 px long over the spinner's crossing (a phantom); their
 the tiles', no second pass ran, and no tile was read in any frame for 700 frames of the round."""
 MAX_LONG_SIDE = 960
 MAX_UPSCALE = 2.0
+
+
+def _lengths(boxes: list[RawBox]) -> list[float]:
+    return [float(np.linalg.norm(b.corners[0] - b.corners[3])) for b in boxes]
 
 
 def _aspects(c: np.ndarray) -> np.ndarray:
