@@ -29,6 +29,15 @@ BIG_SETS = (("table", 12, 300), ("table", 15, 400), ("table", 18, 400), ("hand",
 """(kind, set, count) rendered besides the detector stage's random-set scenes."""
 
 
+GPU_HUE_TUNE = dict(hands=1600, tables=800, big_scale=0.8, hue_scale=1.25, lr=1e-3, windows=False)
+"""The committed reader's last stage (session 21): the reader trained from scratch, fine-tuned on
+scenes of which a third are hue-coded (`HUE_SETS`, new draws), the rest the first of those the
+first stage drew (same seeds, fewer of them).
+One lent call: `python -m vision.training.gpu_half --out OUT --work W --hands 1600 --tables 800
+--big-scale 0.8 --hue-scale 1.25 --no-windows --init models/half_reader.onnx --lr 1e-3 --deadline 335`
+(its scenes rendered and cut in 202 s on 16 cores by `--prepare-only` first)."""
+
+
 def render_big_sets(work: Path, workers: int, seed: int, scale: float = 1.0) -> list[Path]:
     from ..synth.dataset import SynthJob, generate
 

@@ -149,6 +149,10 @@ class Recipe:
     """The half reader for small tiles (vision.halfreader) on the CPU; 0 skips it. Where a GPU is
     present it is trained by `gpu_half` instead for `half_gpu_hours` (the committed reader)."""
     half_gpu_hours: float = 0.135  # the committed run (session 16): 42 epochs in ~490 s on one H100
+    half_gpu_hue_hours: float = 0.08
+    """Where a GPU is present, the reader `gpu_half` trained is then fine-tuned there (lr 1e-3) on
+    scenes with hue-coded sets among them (`gpu_half --init ... --hue-scale 1.25`: the
+    committed reader, session 21, 19 epochs in ~295 s on one H100; 0 skips it)."""
     half_versions: int = 3  # sizes each tile is shrunk to (both ends of each)
     half_tune_hours: float = 0.0
     """Last half-reader stage, on the CPU either way: the reader fine-tuned on hue-coded sets beside
@@ -261,9 +265,13 @@ def train_all(data_root: Path, out_dir: Path = MODELS_DIR, recipe: Recipe | None
     t5 = time.perf_counter()
     halves = None
     if recipe.half_hours > 0 and gpu:
-        from .gpu_half import train_gpu_half
+        from .gpu_half import GPU_HUE_TUNE, train_gpu_half
 
         halves = train_gpu_half(runs / "gpu_half", out_dir / "half_reader.onnx", recipe.half_gpu_hours)
+        if recipe.half_gpu_hue_hours > 0:
+            tuned = train_gpu_half(runs / "gpu_half_hue", out_dir / "half_reader.onnx", recipe.half_gpu_hue_hours,
+                                   **GPU_HUE_TUNE, init=out_dir / "half_reader.onnx")
+            halves["hue_tune"] = {k: v for k, v in tuned.items() if k != "history"}
     elif recipe.half_hours > 0 and half_roots is not None:
         from .half_data import build_half_dataset
         from .half_train import train_half_reader
