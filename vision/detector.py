@@ -130,7 +130,7 @@ class TileDetector:
         # the tiles' size is judged by the boxes found only where two faces or more are among
         # them: a box or two, or backs alone, say little about a picture of many tiles too small
         # for this pass (see `TRUSTED_FACES`)
-        lengths = [max(np.linalg.norm(b.corners[0] - b.corners[3]), 1.0) * model_scale for b in boxes]
+        lengths = [max(n, 1.0) * model_scale for n in _lengths(boxes)]
         small = sum(b.cls == CLASS_TILE for b in boxes) < TRUSTED_FACES or np.median(lengths) < self.small_tile_px
         if tile_px is not None and tile_px * model_scale < self.small_tile_px:
             small, lengths = True, [tile_px * model_scale]  # (a hint adds the second pass, never drops it)

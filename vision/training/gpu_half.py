@@ -20,10 +20,7 @@ import os
 import time
 from pathlib import Path
 
-HUE_SETS = (("table", "hue-coded", 1200), ("hand", "hue-coded", 800))
-"""(kind, face, count) of scenes whose pips differ from the face by hue alone (session 19: the
-committed reader reads 0.51 of their ends where brightness differs by under 0.06), rendered
-x `hue_scale` (0: none, the committed recipe)."""
+from .half_tune import HUE_SCENES
 
 BIG_SETS = (("table", 12, 300), ("table", 15, 400), ("table", 18, 400), ("hand", 15, 600), ("hand", 18, 600))
 """(kind, set, count) rendered besides the detector stage's random-set scenes."""
@@ -31,7 +28,7 @@ BIG_SETS = (("table", 12, 300), ("table", 15, 400), ("table", 18, 400), ("hand",
 
 GPU_HUE_TUNE = dict(hands=1600, tables=800, big_scale=0.8, hue_scale=1.25, lr=1e-3, windows=False)
 """The committed reader's last stage (session 21): the reader trained from scratch, fine-tuned on
-scenes of which a third are hue-coded (`HUE_SETS`, new draws), the rest the first of those the
+scenes of which a third are hue-coded (`HUE_SCENES`, new draws), the rest the first of those the
 first stage drew (same seeds, fewer of them).
 One lent call: `python -m vision.training.gpu_half --out OUT --work W --hands 1600 --tables 800
 --big-scale 0.8 --hue-scale 1.25 --no-windows --init models/half_reader.onnx --lr 1e-3 --deadline 335`
@@ -71,7 +68,7 @@ def train_gpu_half(work: Path, out: Path, hours: float, *, hands: int = 4000, ta
     render(work, hands, tables, workers, seed, (0.94 * 640, 1.72 * 640), 640, 2, windows=windows)
     dirs = [work / "hand" / "scenes", work / "table" / "scenes", *render_big_sets(work, workers, seed + 10, big_scale)]
     if hue_scale > 0:
-        dirs += render_tune_scenes(work, seed + 20, workers, hue_scale, HUE_SETS)
+        dirs += render_tune_scenes(work, seed + 20, workers, hue_scale, HUE_SCENES)
     log(f"rendered ({time.perf_counter() - t0:.0f} s)")
     halves = work / "halves"
     if not (halves / "val.npz").exists():
@@ -98,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--width", type=int, default=24)
     ap.add_argument("--big-scale", type=float, default=2.5, help="multiplies BIG_SETS' scene counts")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 2)
-    ap.add_argument("--hue-scale", type=float, default=0.0, help="multiplies HUE_SETS' scene counts (0: none)")
+    ap.add_argument("--hue-scale", type=float, default=0.0, help="multiplies HUE_SCENES' scene counts (0: none)")
     ap.add_argument("--init", default=None, help="an exported reader to fine-tune (default: from scratch)")
     ap.add_argument("--no-windows", action="store_true", help="skip the detector stage's table windows")
     ap.add_argument("--prepare-only", action="store_true", help="render and cut the ends, do not train")

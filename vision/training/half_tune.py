@@ -19,8 +19,10 @@ import os
 import time
 from pathlib import Path
 
-TUNE_SCENES = (("table", "hue-coded", 1200), ("hand", "hue-coded", 800), ("table", None, 1000), ("hand", None, 600),
-               ("table", None, 400, 15), ("table", None, 400, 18))
+HUE_SCENES = (("table", "hue-coded", 1200), ("hand", "hue-coded", 800))
+"""(kind, face, count) of the scenes whose pips differ from the face by hue alone."""
+TUNE_SCENES = HUE_SCENES + (("table", None, 1000), ("hand", None, 600),
+                            ("table", None, 400, 15), ("table", None, 400, 18))
 """(kind, face, count[, set]) rendered for the stage: hue-coded sets, and as many drawn at random
 (big sets among them: their values 13-18 are rare elsewhere) so nothing else is unlearnt."""
 
