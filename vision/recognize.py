@@ -5,7 +5,7 @@ import os
 import time
 from functools import lru_cache
 from pathlib import Path
-
+from typing import Any, Callable
 
 from .correct import apply_rules, second_readings, drop_duplicate_boxes, drop_overlapping_boxes, infer_set_max
 from .detector import CLASS_BACK, TileDetector
@@ -56,7 +56,8 @@ no dot to the dot detector and was thrown away as a back in every frame of a ren
 while the half reader read it 13-13 at 0.96)."""
 
 
-def looks_a_face_by_pattern(reading: TileReading, crop) -> bool:
+def looks_a_face_by_pattern(reading: TileReading, crop,
+                            count_dots: Callable[[Any, Any], tuple[int, int]] | None = None) -> bool:
     """Whether a blank-looking small box is a face after all: the half reader is sure of both ends,
     one of them at least a dot, and a fainter look finds the divider every face has. The divider
     is needed: the half reader reads a back with a dimple in each half as 1-1, sure at 0.9 and
@@ -72,7 +73,17 @@ def looks_a_face_by_pattern(reading: TileReading, crop) -> bool:
     # with a dashed pale red divider and small pale pips, read 10-10 at 0.94 and 0.95, was a back
     # in every frame of rendered round seed11-7, and the round was followed from its first arm):
     # a back's ring, dimples or stripe read as a 0 or a 1 on an end, never as two values of 2 or more
-    return all(h.count >= 2 for h in halves) and find_bar(crop, contrast=GROOVE_BAR_CONTRAST) is not None
+    groove = find_bar(crop, contrast=GROOVE_BAR_CONTRAST)
+    if groove is None:
+        return False
+    if all(h.count >= 2 for h in halves):
+        return True
+    # pale pips the dot detector missed on the crop as it is may show on a colour view: where one
+    # (`count_dots`, the dot detector's count on a view, given the divider) finds exactly the
+    # half reader's dots on both ends, it is that face. A back's pattern drawn in its own colour
+    # (dimples, a ring) stays far fainter on these views than a pip of another colour.
+    want = tuple(h.count for h in halves)
+    return count_dots is not None and any(tuple(count_dots(view(crop), groove)) == want for view in PALE_PIP_VIEWS)
 
 
 def looks_double_blank(reading: TileReading, crop, probs=None) -> bool:
@@ -110,6 +121,14 @@ def shows_divider(image, box) -> bool:
     return find_bar(rectify_tile(image, box.corners)[0]) is not None
 
 
+PALE_PIP_VIEWS = (colour_distance_view, faint_pips_view)
+"""Views on which a small blank-looking box's pale pips are counted (`looks_a_face_by_pattern`).
+Why: rendered double-12 round seed22-18 laid its 1-1 spinner and arms with pale cyan 1s and pale
+blue 2s; no dot showed on the crop and the divider only at the faintest look, so the spinner and
+four arms were backs in every frame and the tracker followed 14 of 41 plays. The faint view
+counted each of them exactly as the half reader read them."""
+
+
 FURTHER_LOOKS = (colour_distance_view, sharpened_view, faint_pips_view)
 """Views of a large tile's crop read again, in turn, where the half reader is sure of more dots than
 were counted: pips of a colour the dot detector is blind to, dots a blur has faded, pale pips on a
@@ -132,6 +151,9 @@ class Recognizer:
         self.halves = HalfReader(d / HALVES_FILE, threads=threads) if small_tiles and (d / HALVES_FILE).exists() \
             else None
         self.small_tile_px = SMALL_TILE_PX
+
+    def _count_dots(self, view, bar) -> tuple[int, int]:
+        return self.pips.read_crops([view], [bar])[0].pips
 
     def recognize_loaded(self, img: LoadedImage, set_max: int | None = None,
                          tile_px: float | None = None) -> Recognition:
@@ -197,7 +219,7 @@ class Recognizer:
         cut = [cut_by_edge(t.corners, img.width, img.height) for t in tiles]
         blank = [i for i, r in enumerate(readings) if looks_face_down(r) and not cut[i]
                  and not looks_double_blank(r, crops[tiles[i].id], large_probs.get(tiles[i].id))
-                 and not looks_a_face_by_pattern(r, crops[tiles[i].id])]
+                 and not looks_a_face_by_pattern(r, crops[tiles[i].id], self._count_dots)]
         for t, c in zip(tiles, cut):
             if c:
                 t.notes.append("cut off by the edge of the picture: part of it may not be seen")
