@@ -949,6 +949,48 @@ def test_a_tile_read_where_the_picture_has_not_changed_since_the_board_settled_i
     assert [(e.tile, e.legal) for e in events if isinstance(e, TilePlayed)] == [("6-1", True)]
 
 
+def test_a_tile_read_where_nothing_was_laid_is_not_played_after_the_camera_was_knocked():
+    """The picture the board settled on follows the camera: in rendered double-15 round seed22-39
+    a box across two layout tiles, read 6-2 only from the camera's new position, was taken for a
+    play (and flagged) the moment the camera had moved, when that picture was dropped."""
+    import cv2
+
+    cfg = GameConfig(2, 6, HouseRules())
+    tracker = Tracker(cfg, gate=_Still())
+    spinner, arm, second = _three()
+    shift = np.array([23.0, -17.0], np.float32)
+
+    def knocked(dets, drawn):  # the table, grain and all, as the knocked camera sees it
+        m = np.float32([[1, 0, shift[0]], [0, 1, shift[1]]])
+        picture = cv2.warpAffine(_picture(drawn, texture=True), m, (640, 480), borderMode=cv2.BORDER_REFLECT)
+        return [_det(d.corners + shift, d.pips) for d in dets], picture
+
+    _feed(tracker, [([spinner], [spinner]), ([spinner, arm], [spinner, arm])], pictures=True, texture=True)
+    assert tracker.state.plays == 1
+    # from where the camera now stands, the reader makes a 6-1 of the table beside the spinner
+    dets, picture = knocked([spinner, arm, second], [spinner, arm])
+    events = _feed_pictures(tracker, [(dets, picture)], repeat=8)
+    assert "camera_moved" in [e.kind for e in events]
+    assert not [e for e in events if isinstance(e, TilePlayed)]
+    # laid there, it is a play
+    dets, picture = knocked([spinner, arm, second], [spinner, arm, second])
+    events = _feed_pictures(tracker, [(dets, picture)], repeat=8)
+    assert [(e.tile, e.legal) for e in events if isinstance(e, TilePlayed)] == [("6-1", True)]
+
+
+def _feed_pictures(tracker, scenes, repeat=5):
+    """`_feed` for scenes given as (detections, picture) pairs."""
+    out = []
+    t = 0.0
+    for dets, frame in scenes:
+        for k in range(repeat + 1):
+            tracker.gate.moving = k == 0
+            tracker.detector = lambda _f, d=dets: list(d)
+            out.extend(tracker.push(frame, t))
+            t += 0.1
+    return out
+
+
 def _four_arms():
     """A 6-6 spinner with all four arms: 6-2 above, 6-1 right, 6-3 left, 6-4 below."""
     spinner, up, right = _three()

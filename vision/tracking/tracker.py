@@ -278,17 +278,16 @@ class Tracker:
         """Direction (radians, image coordinates, from the middle of the picture) in which each
         player's arm comes into the picture, in seat order."""
         self._entries: list[tuple[int, tuple[float, float]]] = []
-        self._settled_image: np.ndarray | None = None
-        """The frame the board last settled on with every reading placed (None after the camera
-        moved)."""
+        self._settled_image: Picture | None = None
+        """The frame the board last settled on with every reading placed."""
         self._played_legally: set[Tile] = set()
         """Tiles accepted as legal plays this round (one taken back in error may come back)."""
-        self._before_motion: np.ndarray | None = None
+        self._before_motion: Picture | None = None
         """`_settled_image` as it was when the last motion began: a tile laid in that motion
         changed the picture at its place since (a tile missed at first and read only later
         still differs from it)."""
         self._last_still: np.ndarray | None = None
-        self._still_before_motion: np.ndarray | None = None
+        self._still_before_motion: Picture | None = None
         """The last still frame before the last motion began, whatever the reader made of it: the
         table just before the hands that came in then (see `_laid_before_last`)."""
 
@@ -322,7 +321,7 @@ class Tracker:
             if self._still:  # a new stretch of motion: hands seen before it are not this one's
                 self._entries.clear()
                 self._before_motion = self._settled_image
-                self._still_before_motion = self._last_still
+                self._still_before_motion = Picture(self._last_still) if self._last_still is not None else None
             self._still = 0
             if reading.entry is not None:
                 self._entries.append((index, reading.entry))
@@ -455,7 +454,7 @@ class Tracker:
             for bt in self.board.values():
                 bt.pose = bt.pose.transformed(m)
             self._follow_views(m)
-            self._settled_image = self._before_motion = self._still_before_motion = None
+            self._follow_pictures(m)
             self._reassociate()
         latest = recent[-1]
         if latest.motion is None and latest.image is not None:
@@ -612,7 +611,7 @@ class Tracker:
         image = observations[-1].image if observations else None
         if image is not None and all(not o.new for o in observations):
             # (a board settled with a reading still unplaced keeps the picture from before it)
-            self._settled_image = image
+            self._settled_image = Picture(image)
         for bt in self.board.values():
             # only where the reader read a tile there: a place read as nothing keeps the picture it had
             # (a play taken back unseen leaves bare table there, which would become the "settled"
@@ -916,9 +915,9 @@ class Tracker:
         is something the reader made of what was already on the table (the strip of table
         between two tiles side by side, framed by their edges, reads as a tile, again and again)."""
         ref = self._before_motion
-        if ref is None or obs.image is None or obs.motion is not None or ref.shape != obs.image.shape:
+        if ref is None or obs.motion is not None:
             return False
-        return _looks_alike(ref, obs.image, pose)
+        return ref.looks_alike(obs.image, pose)
 
     def _misread_in_place(self, tile: Tile, pose: TilePose) -> tuple[Tile, TilePose] | None:
         """A new tile read as `tile`, which still lies in its own place: the reading is wrong
@@ -957,7 +956,7 @@ class Tracker:
         for bt in self.board.values():
             bt.pose = bt.pose.transformed(m)
         self._follow_views(m)
-        self._settled_image = self._before_motion = self._still_before_motion = None
+        self._follow_pictures(m)
         self._reassociate()
         last = recent[-1]
         return [CameraMoved(recent[0].frame, recent[0].t, round(shift, 1), round(turn, 2), last.matched)]
@@ -1171,6 +1170,16 @@ class Tracker:
         inv = np.linalg.inv(m3)
         for tile, (image, to_then) in list(self._flag_views.items()):
             self._flag_views[tile] = (image, to_then @ inv)
+
+    def _follow_pictures(self, m: np.ndarray) -> None:
+        """The camera moved by `m`: the pictures kept for comparison stay, moved with it. Why:
+        dropped on every move, they left a reading at a place nothing was laid nothing to be
+        compared with; in rendered double-15 round seed22-39 a box across two tiles of the layout,
+        read 6-2 only from the camera's new position, was taken for a play the moment the camera
+        had moved, and flagged."""
+        self._settled_image, self._before_motion, self._still_before_motion = (
+            p.moved(m) if p is not None else None
+            for p in (self._settled_image, self._before_motion, self._still_before_motion))
 
     def _rejudge_waiting_flags(self, obs: Observation) -> list[TrackEvent]:
         """A play flagged because a double still waited for tiles is judged again when a tile
@@ -1846,9 +1855,9 @@ class Tracker:
         double = self.board.get(last.tile) if last is not None else None
         ref = self._still_before_motion
         if last is None or double is None or not last.tile.is_double or last.stood or ref is None or \
-                obs.image is None or obs.motion is not None or ref.shape != obs.image.shape:
+                obs.image is None or obs.motion is not None:
             return None
-        if not _looks_alike(ref, obs.image, pose) or _looks_alike(ref, obs.image, double.pose):
+        if not ref.looks_alike(obs.image, pose) or ref.looks_alike(obs.image, double.pose):
             return None
         play = referee.play_before_last(tile, parent.tile, pose.pips[touching] if touching is not None else None,
                                         obs.frame, obs.t)
@@ -2185,6 +2194,25 @@ class Tracker:
         if self.player_names:
             out["player_names"] = list(self.player_names)
         return out
+
+
+@dataclass(frozen=True)
+class Picture:
+    """A frame kept to compare places with, and the move from its pixels to the current frame's
+    (identity until the camera moves)."""
+    image: np.ndarray
+    to_now: np.ndarray = field(default_factory=lambda: np.eye(3))
+
+    def moved(self, m: np.ndarray) -> "Picture":
+        m3 = m if m.shape == (3, 3) else np.vstack([m, [0.0, 0.0, 1.0]])
+        return Picture(self.image, m3 @ self.to_now)
+
+    def looks_alike(self, now: np.ndarray | None, pose: TilePose) -> bool:
+        """Whether `pose` (current pixels) looks in `now` as its place looked in this picture."""
+        if now is None or now.shape != self.image.shape:
+            return False
+        then = pose if np.allclose(self.to_now, np.eye(3)) else pose.transformed(np.linalg.inv(self.to_now))
+        return _looks_alike(self.image, now, pose, then)
 
 
 def _looks_alike(then: np.ndarray, now: np.ndarray, pose: TilePose, pose_then: TilePose | None = None) -> bool:
