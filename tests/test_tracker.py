@@ -940,8 +940,11 @@ def test_a_tile_read_where_the_picture_has_not_changed_since_the_board_settled_i
     spinner, arm, second = _three()
     _feed(tracker, [([spinner], [spinner]), ([spinner, arm], [spinner, arm])], pictures=True, texture=True)
     assert tracker.state.plays == 1
-    # the reader makes a 6-1 of the table beside the spinner, but nothing was laid there
-    events = _feed(tracker, [([spinner, arm, second], [spinner, arm])], repeat=8, pictures=True, texture=True)
+    # the reader makes a 5-1 of the table beside the spinner, but nothing was laid there (a
+    # reading with the spinner's 6 against it might be a tile missed when it was laid: see
+    # test_a_tile_the_reader_missed_until_the_board_settled_with_it_is_played_when_read_at_an_open_end)
+    phantom = _det(second.corners, (5, 1))
+    events = _feed(tracker, [([spinner, arm, phantom], [spinner, arm])], repeat=8, pictures=True, texture=True)
     assert not [e for e in events if isinstance(e, TilePlayed)]
     # once a tile is laid there, the picture changes and it is a play
     events = _feed(tracker, [([spinner, arm, second], [spinner, arm, second])], repeat=8, pictures=True,
@@ -1745,3 +1748,17 @@ def test_a_tile_laid_after_the_double_while_it_waits_for_toes_is_flagged():
     tracker, plays = _chickie_and_a_tile_read_late(False)
     assert plays == [("1-1", True), ("5-2", False)]
     assert tracker.current.illegal[-1]["rule"] == "chickie_unfinished"
+
+
+def test_a_tile_the_reader_missed_until_the_board_settled_with_it_is_played_when_read_at_an_open_end():
+    """The 6-2 laid on the spinner went unread in the frames after it was laid, so the board
+    settled with it in the picture; read after the next hand went by, its place looks as it did,
+    which the tracker took for a gap between tiles read as a tile. Lying against an open end with
+    that end's value, it is a play (fresh double-15 round seed21-7: a 6-11 on an 11-8 went unread
+    for the rest of the round, and two tiles played on it with it)."""
+    tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
+    spinner, arm, _ = _three()
+    missed = _feed(tracker, [([spinner], [spinner]), ([spinner], [spinner, arm])], repeat=6, pictures=True)
+    assert [e.kind for e in missed] == ["round_started"]
+    events = _feed(tracker, [([spinner, arm], [spinner, arm])], repeat=6, pictures=True)
+    assert [(e.tile, e.on, e.legal) for e in events if isinstance(e, TilePlayed)] == [("6-2", "6-6", True)]

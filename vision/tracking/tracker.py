@@ -710,7 +710,8 @@ class Tracker:
             second = ranked[1][1] if len(ranked) > 1 else 0
             if n < need or tile in taken:
                 continue
-            if tile not in self._played_legally and self._place_unchanged(cl[-1][1], window[-1]):
+            if tile not in self._played_legally and self._place_unchanged(cl[-1][1], window[-1]) and \
+                    not self._fits_open_end(mean_pose([p for _, p in cl if identity(p, self.config.set_max) == tile])):
                 continue  # nothing was laid there: a gap between tiles read as a tile
             if second and n < second + 2 and len(window) < MAX_WINDOW:
                 pick = self._legal_of_twin_boxes(cl, tile, ranked[1][0], need)
@@ -918,6 +919,23 @@ class Tracker:
         if ref is None or obs.motion is not None:
             return False
         return ref.looks_alike(obs.image, pose)
+
+    def _fits_open_end(self, pose: TilePose) -> bool:
+        """Whether `pose` lies against an open end of the layout with that end's value: then a
+        reading at a place that looks as it did before the last motion is taken for a tile the
+        reader missed in the frames after it was laid, so that the board settled with it in the
+        picture (round seed21-7: a 6-11 laid on the 11 of an 11-8 just before the camera was
+        nudged went unread for the rest of the round, and two tiles played on it with it), not
+        for the table read as a tile: that reading would have to give the end's very value."""
+        if self.current is None:
+            return False
+        for _, bt, contact in self._candidates(pose)[:2]:
+            if bt.status not in ("spinner", "legal", "joined") or not self.current.referee.open_slots(bt.tile):
+                continue
+            value = bt.tile.high if bt.tile.is_double else bt.pose.pips[bt.free_end]
+            if pose.pips[contact.touching] == value:
+                return True
+        return False
 
     def _misread_in_place(self, tile: Tile, pose: TilePose) -> tuple[Tile, TilePose] | None:
         """A new tile read as `tile`, which still lies in its own place: the reading is wrong
