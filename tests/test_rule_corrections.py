@@ -143,6 +143,14 @@ def test_a_blank_looking_box_at_the_pictures_edge_is_not_called_a_back():
     assert cut_by_edge(inside - [100, 0], 640, 480)  # its left side on the picture's edge
 
 
+def _on_table(sp) -> np.ndarray:
+    """A drawn tile sprite on a grey table with a 20-px margin (RGB)."""
+    canvas = np.full((sp.length + 40, sp.width + 40, 3), 70, np.uint8)
+    alpha = sp.rgba[..., 3:4] / 255.0
+    canvas[20:20 + sp.length, 20:20 + sp.width] = (sp.rgba[..., :3] * alpha + 70 * (1 - alpha)).astype(np.uint8)
+    return canvas
+
+
 def _rendered_crop(a: int, b: int, seed: int, face_down: bool = False, bar_rgb=(10, 10, 10),
                    pattern: str = "plain") -> np.ndarray:
     from vision.rectify import rectify_tile
@@ -153,9 +161,7 @@ def _rendered_crop(a: int, b: int, seed: int, face_down: bool = False, bar_rgb=(
     style.body = style.back_rgb = (236, 230, 214)
     style.bar_rgb, style.back_pattern = bar_rgb, pattern
     sp = draw_tile(style, a, b, 60, rng, face_down=face_down)
-    canvas = np.full((sp.length + 40, sp.width + 40, 3), 70, np.uint8)
-    alpha = sp.rgba[..., 3:4] / 255.0
-    canvas[20:20 + sp.length, 20:20 + sp.width] = (sp.rgba[..., :3] * alpha + 70 * (1 - alpha)).astype(np.uint8)
+    canvas = _on_table(sp)
     corners = np.array([[20, 20], [20 + sp.width, 20], [20 + sp.width, 20 + sp.length], [20, 20 + sp.length]],
                        np.float32)
     return rectify_tile(canvas[..., ::-1].copy(), corners)[0]
@@ -369,10 +375,7 @@ def _pale_pip_crop(a: int, b: int, seed: int) -> np.ndarray:
     style.bar_rgb, style.stud = (212, 216, 200), False
     style.pip_colours = [(90, 200, 235)] * 13
     sp = draw_tile(style, a, b, 60, rng)
-    canvas = np.full((sp.length + 40, sp.width + 40, 3), 70, np.uint8)
-    alpha = sp.rgba[..., 3:4] / 255.0
-    canvas[20:20 + sp.length, 20:20 + sp.width] = (sp.rgba[..., :3] * alpha + 70 * (1 - alpha)).astype(np.uint8)
-    small = cv2.resize(canvas, None, fx=0.3, fy=0.3, interpolation=cv2.INTER_AREA)  # a ~36-px tile
+    small = cv2.resize(_on_table(sp), None, fx=0.3, fy=0.3, interpolation=cv2.INTER_AREA)  # a ~36-px tile
     h, w = sp.length * 0.3, sp.width * 0.3
     corners = np.array([[6, 6], [6 + w, 6], [6 + w, 6 + h], [6, 6 + h]], np.float32)
     return rectify_tile(small[..., ::-1].copy(), corners)[0]

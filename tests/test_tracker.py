@@ -147,12 +147,16 @@ class _CloserReader:
 
 def _feed(tracker, scenes, repeat=5, pictures=False, texture=False, closer=None):
     """Each scene's detections for `repeat` still frames after a moving one; with `pictures`,
-    a scene is (detections the reader gives, tiles drawn in the frame) and real frames go in;
+    a scene is (detections the reader gives, tiles drawn in the frame, or the frame itself) and
+    real frames go in;
     with `closer`, the reader finds those tiles too when it looks closer (`_CloserReader`)."""
     out = []
     t = 0.0
     for scene in scenes:
-        dets, frame = (scene[0], _picture(scene[1], texture=texture)) if pictures else (scene, object())
+        if not pictures:
+            dets, frame = scene, object()
+        else:
+            dets, frame = scene[0], scene[1] if isinstance(scene[1], np.ndarray) else _picture(scene[1], texture=texture)
         reader = _CloserReader(dets, closer) if closer is not None else (lambda _f, d=dets: list(d))
         for k in range(repeat + 1):
             tracker.gate.moving = k == 0 and isinstance(tracker.gate, _Still)
@@ -972,26 +976,13 @@ def test_a_tile_read_where_nothing_was_laid_is_not_played_after_the_camera_was_k
     assert tracker.state.plays == 1
     # from where the camera now stands, the reader makes a 5-1 of the table beside the spinner
     dets, picture = knocked([spinner, arm, _det(second.corners, (5, 1))], [spinner, arm])
-    events = _feed_pictures(tracker, [(dets, picture)], repeat=8)
+    events = _feed(tracker, [(dets, picture)], repeat=8, pictures=True)
     assert "camera_moved" in [e.kind for e in events]
     assert not [e for e in events if isinstance(e, TilePlayed)]
     # laid there, it is a play
     dets, picture = knocked([spinner, arm, second], [spinner, arm, second])
-    events = _feed_pictures(tracker, [(dets, picture)], repeat=8)
+    events = _feed(tracker, [(dets, picture)], repeat=8, pictures=True)
     assert [(e.tile, e.legal) for e in events if isinstance(e, TilePlayed)] == [("6-1", True)]
-
-
-def _feed_pictures(tracker, scenes, repeat=5):
-    """`_feed` for scenes given as (detections, picture) pairs."""
-    out = []
-    t = 0.0
-    for dets, frame in scenes:
-        for k in range(repeat + 1):
-            tracker.gate.moving = k == 0
-            tracker.detector = lambda _f, d=dets: list(d)
-            out.extend(tracker.push(frame, t))
-            t += 0.1
-    return out
 
 
 def _four_arms():

@@ -450,12 +450,7 @@ class Tracker:
             return self._camera_moved(recent)
         if all(o.drift is not None for o in recent):
             # a small knock: follow it without a word, so tiles keep matching their places
-            m = recent[-1].drift
-            for bt in self.board.values():
-                bt.pose = bt.pose.transformed(m)
-            self._follow_views(m)
-            self._follow_pictures(m)
-            self._reassociate()
+            self._follow_camera(recent[-1].drift)
         latest = recent[-1]
         if latest.motion is None and latest.image is not None:
             # a tile laid since the board last settled: how its place looks, from the first
@@ -971,11 +966,7 @@ class Tracker:
         assert m is not None
         centre = np.mean([bt.pose.centre for bt in self.board.values()], axis=0)
         shift, turn = motion_size(m, centre)
-        for bt in self.board.values():
-            bt.pose = bt.pose.transformed(m)
-        self._follow_views(m)
-        self._follow_pictures(m)
-        self._reassociate()
+        self._follow_camera(m)
         last = recent[-1]
         return [CameraMoved(recent[0].frame, recent[0].t, round(shift, 1), round(turn, 2), last.matched)]
 
@@ -1180,24 +1171,21 @@ class Tracker:
             events.extend(self._rejudge_waiting_flags(o))
         return events
 
-    def _follow_views(self, m: np.ndarray) -> None:
-        """The camera moved by `m` (old picture -> new): keep each flag's view in step."""
-        if not self._flag_views:
-            return
-        m3 = m if m.shape == (3, 3) else np.vstack([m, [0.0, 0.0, 1.0]])
-        inv = np.linalg.inv(m3)
+    def _follow_camera(self, m: np.ndarray) -> None:
+        """The camera moved by `m` (old picture -> new): the board's tiles, each flag's view and
+        the pictures kept for comparison move with it. Why the pictures: dropped on every move,
+        they left a reading at a place nothing was laid nothing to be compared with; in rendered
+        double-15 round seed22-39 a box across two tiles of the layout, read 6-2 only from the
+        camera's new position, was taken for a play the moment the camera had moved, and flagged."""
+        for bt in self.board.values():
+            bt.pose = bt.pose.transformed(m)
+        inv = np.linalg.inv(_as_3x3(m))
         for tile, (image, to_then) in list(self._flag_views.items()):
             self._flag_views[tile] = (image, to_then @ inv)
-
-    def _follow_pictures(self, m: np.ndarray) -> None:
-        """The camera moved by `m`: the pictures kept for comparison stay, moved with it. Why:
-        dropped on every move, they left a reading at a place nothing was laid nothing to be
-        compared with; in rendered double-15 round seed22-39 a box across two tiles of the layout,
-        read 6-2 only from the camera's new position, was taken for a play the moment the camera
-        had moved, and flagged."""
         self._settled_image, self._before_motion, self._still_before_motion = (
             p.moved(m) if p is not None else None
             for p in (self._settled_image, self._before_motion, self._still_before_motion))
+        self._reassociate()
 
     def _rejudge_waiting_flags(self, obs: Observation) -> list[TrackEvent]:
         """A play flagged because a double still waited for tiles is judged again when a tile
@@ -2222,8 +2210,7 @@ class Picture:
     to_now: np.ndarray = field(default_factory=lambda: np.eye(3))
 
     def moved(self, m: np.ndarray) -> "Picture":
-        m3 = m if m.shape == (3, 3) else np.vstack([m, [0.0, 0.0, 1.0]])
-        return Picture(self.image, m3 @ self.to_now)
+        return Picture(self.image, _as_3x3(m) @ self.to_now)
 
     def looks_alike(self, now: np.ndarray | None, pose: TilePose) -> bool:
         """Whether `pose` (current pixels) looks in `now` as its place looked in this picture."""
@@ -2231,6 +2218,11 @@ class Picture:
             return False
         then = pose if np.allclose(self.to_now, np.eye(3)) else pose.transformed(np.linalg.inv(self.to_now))
         return _looks_alike(self.image, now, pose, then)
+
+
+def _as_3x3(m: np.ndarray) -> np.ndarray:
+    """A 2x3 affine or 3x3 homography as a 3x3 matrix."""
+    return m if m.shape == (3, 3) else np.vstack([m, [0.0, 0.0, 1.0]])
 
 
 def _looks_alike(then: np.ndarray, now: np.ndarray, pose: TilePose, pose_then: TilePose | None = None) -> bool:
