@@ -1098,6 +1098,26 @@ def test_a_tile_the_periodic_re_read_finds_is_followed_up_until_it_is_played():
     assert [(e.tile, e.legal) for e in events if isinstance(e, TilePlayed)] == [("6-2", True)]
 
 
+
+def test_a_tile_the_motion_gate_cannot_see_is_read_once_the_hand_that_laid_it_has_gone():
+    """A pale tile on a pale table changed 2 pixels of the gate's thumbnail, fewer than it asks,
+    and the next player's hand came in before the periodic re-read: the play was never read
+    (rendered double-15 round seed23-43). After any hand, the still board is read once."""
+    cfg = GameConfig(2, 6, HouseRules())
+    tracker = Tracker(cfg, gate=_SameAsRead(), recheck_s=3.0)
+    spinner, arm, _ = _three()
+    _feed(tracker, [[spinner]])
+    assert tracker.settled
+    tracker.gate = _Blind()
+    tracker.detector = lambda _f: [spinner, arm]
+    t = tracker.last_read_t + 0.5  # well inside the re-read's 3 seconds
+    tracker.gate.moving = True  # the hand that lays the 6-2
+    events = tracker.push(object(), t)
+    tracker.gate.moving = False
+    for k in range(10):  # one second of still frames before the next hand
+        events += tracker.push(object(), t + 0.1 * (k + 1))
+    assert [(e.tile, e.legal) for e in events if isinstance(e, TilePlayed)] == [("6-2", True)]
+
 def _cross_of_arms():
     """The spinner 6-6 (from `_three`) with arms 6-2 (above), 6-1 (right), 6-3 (left) and 6-4
     (below), and a 2-5 laid on the 6-2's free 2."""

@@ -242,6 +242,8 @@ class Tracker:
         self.frames_read = 0
         self.frames_reused = 0
         self.last_read_t = -math.inf
+        self._fresh_read_at = -1
+        """Frame index of the last fresh run of the recognizer."""
         self._last_poses: list[TilePose] | None = None
         self._fresh_in_stretch = 0
         self._doubt = False
@@ -335,7 +337,11 @@ class Tracker:
         if reading.changed:
             self.settled = False
         elif self.settled:
-            if t - self.last_read_t < self.recheck_s:
+            # a hand came over the table since the last fresh reading: read once when it has
+            # gone, whatever the gate says (a pale tile laid on a pale table changed 2 pixels of
+            # the thumbnail, fewer than the gate asks, and the next hand came in before the 3-s
+            # re-read: the play was never read)
+            if t - self.last_read_t < self.recheck_s and self._last_motion < self._fresh_read_at:
                 return events
             recheck = True  # a fresh reading now and then, whatever the gate says
         if self.detector is None:
@@ -357,6 +363,7 @@ class Tracker:
             poses = [p for p in (pose_from_detection(d) for d in detections if not getattr(d, "face_down", False))
                      if p is not None]
             self._last_poses = poses
+            self._fresh_read_at = index
             if hasattr(self.gate, "mark_read"):
                 self.gate.mark_read()
             fresh = True
