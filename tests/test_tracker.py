@@ -1079,17 +1079,24 @@ class _Blind(_SameAsRead):
         return MotionReading(False, False, 0.0, 0.0, None, True)
 
 
-def test_a_tile_the_periodic_re_read_finds_is_followed_up_until_it_is_played():
-    """The re-read every few seconds is there for changes the motion gate misses; when it finds
-    a new tile, the tracker reads on until that tile is decided, rather than go back to
-    sleep for another few seconds with one sighting (which never makes a play)."""
-    cfg = GameConfig(2, 6, HouseRules())
+def _settled_on_spinner_before_a_blind_gate(cfg):
+    """A tracker settled on the 6-6 spinner whose gate then sees nothing change, and whose reader
+    finds the 6-2 arm beside it from now on."""
     tracker = Tracker(cfg, gate=_SameAsRead(), recheck_s=3.0)
     spinner, arm, _ = _three()
     _feed(tracker, [[spinner]])
     assert tracker.settled
     tracker.gate = _Blind()
     tracker.detector = lambda _f: [spinner, arm]
+    return tracker
+
+
+def test_a_tile_the_periodic_re_read_finds_is_followed_up_until_it_is_played():
+    """The re-read every few seconds is there for changes the motion gate misses; when it finds
+    a new tile, the tracker reads on until that tile is decided, rather than go back to
+    sleep for another few seconds with one sighting (which never makes a play)."""
+    cfg = GameConfig(2, 6, HouseRules())
+    tracker = _settled_on_spinner_before_a_blind_gate(cfg)
     tracker.gate.moving = True  # the hand that lays the 6-2
     events = tracker.push(object(), 20.0)
     tracker.gate.moving = False
@@ -1104,12 +1111,7 @@ def test_a_tile_the_motion_gate_cannot_see_is_read_once_the_hand_that_laid_it_ha
     and the next player's hand came in before the periodic re-read: the play was never read
     (rendered double-15 round seed23-43). After any hand, the still board is read once."""
     cfg = GameConfig(2, 6, HouseRules())
-    tracker = Tracker(cfg, gate=_SameAsRead(), recheck_s=3.0)
-    spinner, arm, _ = _three()
-    _feed(tracker, [[spinner]])
-    assert tracker.settled
-    tracker.gate = _Blind()
-    tracker.detector = lambda _f: [spinner, arm]
+    tracker = _settled_on_spinner_before_a_blind_gate(cfg)
     t = tracker.last_read_t + 0.5  # well inside the re-read's 3 seconds
     tracker.gate.moving = True  # the hand that lays the 6-2
     events = tracker.push(object(), t)
