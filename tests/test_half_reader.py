@@ -302,8 +302,10 @@ def test_pips_in_a_colour_the_dot_detector_is_blind_to_are_read_by_the_pattern_a
 
 
 def _large_tiles_out_of_focus() -> tuple[bytes, list[tuple[int, int]]]:
-    """Six 220-px tiles of a double-12 set, blurred by a Gaussian of 2 % of their length: a photo
-    a little out of focus, every pip still plain to the eye."""
+    """Six 220-px tiles of a double-12 set, blurred by a Gaussian of 4 % of their length: a photo
+    out of focus, every pip still countable by eye. (At 2 %, the blur first chosen, the dot
+    detector alone read all six in the 2026-11-26 environment; at 4 % it misreads four without
+    the sharpened look, and reads all six with it.)"""
     import cv2
     import dataclasses
 
@@ -312,7 +314,7 @@ def _large_tiles_out_of_focus() -> tuple[bytes, list[tuple[int, int]]]:
     style = dataclasses.replace(random_style(np.random.default_rng(4), 12), body=(248, 246, 240))
     tiles = [(12, 10), (7, 7), (11, 9), (12, 8), (10, 6), (9, 12)]
     img = _row_of_tiles(style, tiles, 110, (600, 1100), (40, 40, 45), step=170, top=150)
-    img = cv2.GaussianBlur(cv2.cvtColor(img, cv2.COLOR_RGB2BGR), (0, 0), 0.02 * 220)
+    img = cv2.GaussianBlur(cv2.cvtColor(img, cv2.COLOR_RGB2BGR), (0, 0), 0.04 * 220)
     return cv2.imencode(".png", img)[1].tobytes(), tiles
 
 
@@ -324,8 +326,7 @@ def test_dots_a_blur_has_faded_are_read_by_the_pattern_and_a_sharpened_look():
     rec = recognize.Recognizer(MODELS)
     want = sorted(tuple(sorted(t)) for t in tiles)
     assert _read_pairs(rec, data, 12) == want
-    if _read_without_look(rec, data, 12, recognize.sharpened_view) == want:  # control: in the 2026-11-26 environment the reader already gets these without the look (cause not found)
-        warnings.warn("the look was not needed for these tiles")
+    assert _read_without_look(rec, data, 12, recognize.sharpened_view) != want
 
 
 def test_the_sharpened_view_restores_a_blurred_dots_contrast_and_leaves_a_flat_face():
