@@ -1120,6 +1120,47 @@ def test_a_tile_the_motion_gate_cannot_see_is_read_once_the_hand_that_laid_it_ha
         events += tracker.push(object(), t + 0.1 * (k + 1))
     assert [(e.tile, e.legal) for e in events if isinstance(e, TilePlayed)] == [("6-2", True)]
 
+class _ToldGate(_Still):
+    """A gate told, frame by frame, whether something moves and whether the still picture is
+    the one last read (`same`)."""
+
+    same = False
+
+    def update(self, frame):
+        from vision.tracking.motion import MotionReading
+
+        return MotionReading(self.moving, True, float(self.moving), 1.0, None, self.same and not self.moving)
+
+
+@pytest.mark.parametrize("picture_after", ["as_read", "changed"])
+def test_readings_before_a_hand_that_touched_nothing_still_count_towards_a_flag(picture_after):
+    """A 3-4 laid on the 6-2's 2 is read twice; a hand twitches at the edge of the picture and
+    leaves it as it was read (two moves, a frame's pause between them); one more reading, and
+    the 3-4 is taken back. Three readings that
+    agree flag a play, and the two before the twitch still count (a planted 10-0 went unflagged
+    so: rendered double-12 round seed24-6). Where the picture after the hand is not the one
+    read, the readings before it do not count: the hand may have changed the tile."""
+    tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
+    spinner, arm, *_ = _cross_of_arms()
+    stray = _det([[320, 180], [280, 180], [280, 100], [320, 100]], (3, 4))
+    _feed(tracker, [[spinner], [spinner, arm]])
+    tracker.gate = gate = _ToldGate()
+    tracker.detector = lambda _f: [spinner, arm, stray]
+    events, t = [], 10.0
+    # (the hand's twitch is two moves with a one-frame pause between them)
+    for moving, same in [(True, False), (False, False), (False, False), (False, False),
+                         (True, False), (False, False), (True, False), (False, False),
+                         (False, picture_after == "as_read")]:
+        gate.moving, gate.same, t = moving, same, t + 0.1
+        events += tracker.push(object(), t)
+    tracker.detector = lambda _f: [spinner, arm]  # the hand takes it back
+    for moving in [True] + [False] * 6:
+        gate.moving, gate.same, t = moving, False, t + 0.1
+        events += tracker.push(object(), t)
+    flagged = [e.tile for e in events if isinstance(e, TilePlayed) and not e.legal]
+    assert flagged == (["4-3"] if picture_after == "as_read" else [])
+
+
 def _cross_of_arms():
     """The spinner 6-6 (from `_three`) with arms 6-2 (above), 6-1 (right), 6-3 (left) and 6-4
     (below), and a 2-5 laid on the 6-2's free 2."""
@@ -1209,6 +1250,23 @@ def test_a_double_waiting_for_toes_that_a_closer_look_reads_alike_keeps_the_flag
     tracker, events = _play_elsewhere_while_a_misread_double_waits((2, 2))
     assert [(e.tile, e.legal, e.rule) for e in events] == [
         ("2-2", True, None), ("3-1", False, "chickie_unfinished")]
+
+
+@pytest.mark.parametrize("gate", [_Still, _SameAsRead])
+def test_a_refused_play_read_as_a_tile_lying_elsewhere_is_flagged_as_the_tile_that_fits_its_end(gate):
+    """With two spinner arms down, a 2-5 laid on the 6-2's free 2 (the spinner still needs
+    arms) is read 2-6 in every reading: that is the 6-2 arm, lying in its own place. One pip
+    away, only 2-5 is off the board and fits the open 2; the engine refuses it for the moment's
+    rule alone, and it is flagged as a 2-5. Before, only readings the engine accepts were
+    considered and the play went unflagged (planted 14-7 read 15-7, round seed23-15). The same
+    with a gate that reuses a still frame's reading: the flag still waits for its runs."""
+    tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=gate())
+    spinner, arm, second, _, _, beyond = _cross_of_arms()
+    misread = _det(beyond.corners, (2, 6))
+    events = _feed(tracker, [[spinner], [spinner, arm], [spinner, arm, second],
+                             [spinner, arm, second, misread]], repeat=6)
+    plays = [(e.tile, e.on, e.legal, e.rule) for e in events if isinstance(e, TilePlayed)]
+    assert plays[2:] == [("5-2", "6-2", False, "spinner_arms_unfinished")]
 
 
 def _double_across_the_arm_read_as(pips, closer=None, then=None):

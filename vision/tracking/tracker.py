@@ -256,6 +256,9 @@ class Tracker:
         self._support: dict[Tile, set[int]] = {}
         """Recognizer runs that read each tile found new (`_new_tiles`) as it is, since the board
         last moved."""
+        self._held: tuple[list[Observation], dict[Tile, set[int]]] | None = None
+        """The window and support of the still stretch before the current motion, kept until the
+        picture after it is known (see `push`)."""
         self.size: tuple[int, int] | None = None
         self._lost = False
         self._misreads: set[tuple[Tile, Tile]] = set()
@@ -313,6 +316,8 @@ class Tracker:
                 return events
         reading: MotionReading = self.gate.update(frame)
         if reading.moving:
+            if self._still and self.window:  # (a one-frame pause between two moves reads nothing)
+                self._held = (list(self.window), {k: set(v) for k, v in self._support.items()})
             self._last_motion = index
             self._fresh_in_stretch = 0
             self.window.clear()
@@ -333,6 +338,16 @@ class Tracker:
         self._last_still = frame if isinstance(frame, np.ndarray) else None
         if self._still < STILL_BEFORE_READ:
             return events  # a hand pausing mid-move looks still for one frame: wait for a second
+        if self._held is not None:
+            if getattr(reading, "same_as_read", False) and not self.window and not self.settled:
+                # the motion left the picture as it was last read (a hand that came near and
+                # went, touching nothing) while a change was still being read: the readings
+                # before it still hold. Why: a planted 10-0 was read twice, a hand twitched at
+                # the edge, it was read once more and taken back; three readings, never three in
+                # one window, so never flagged (rendered double-12 round seed24-6). (A settled
+                # board is read afresh after any hand: a pale tile can pass the gate unseen.)
+                self.window[:0], self._support = self._held
+            self._held = None
         recheck = False
         if reading.changed:
             self.settled = False
@@ -754,6 +769,8 @@ class Tracker:
                 fixed = self._misread_in_place(tile, pose)
                 if fixed is not None and fixed[0] not in taken:
                     taken.add(fixed[0])
+                    # (a flag on it waits for as many runs as on any tile: see `_flag_unsure`)
+                    self._support.setdefault(fixed[0], set()).update(runs[tile])
                     out.append((fixed[0], fixed[1], window[k0]))
                 elif fixed is None and self._board_tile_misread(known, tile, pose, recent):
                     taken.add(tile)  # the board tile was the misread one: this is `tile`, new
@@ -942,24 +959,34 @@ class Tracker:
     def _misread_in_place(self, tile: Tile, pose: TilePose) -> tuple[Tile, TilePose] | None:
         """A new tile read as `tile`, which still lies in its own place: the reading is wrong
         somewhere. Of the readings one pip away on one end that are no board tile, the one the
-        engine accepts where this tile lies is taken; with none, or more than one, the tracker
-        waits for a better reading rather than guess."""
+        engine accepts where this tile lies is taken; failing any, the one whose end against the
+        layout has the open end's value, which the engine refuses only for the moment's rules (a
+        double waiting for its tiles, a spinner for its arms). With none, or more than one, the
+        tracker waits for a better reading rather than guess.
+
+        Why the second kind: a planted 14-7 laid on the 14 of a 15-14 while a chickie waited was
+        read 15-7, a board tile, in every reading; with only legal readings considered it could
+        never be a new tile, and a planted play is refused by definition (round seed23-15; there
+        the box also took in part of the 15-14, too long to lie against it, and it is still missed)."""
         if self.current is None:
             return None
         a, b = pose.pips
         top = self.config.set_max
-        fits: dict[Tile, TilePose] = {}
+        legal: dict[Tile, TilePose] = {}
+        fitting: dict[Tile, TilePose] = {}
         for na, nb in ((a - 1, b), (a + 1, b), (a, b - 1), (a, b + 1)):
             if not (0 <= na <= top and 0 <= nb <= top):
                 continue
             alt = Tile(na, nb)
-            if alt in self.board or alt in fits:
+            if alt in self.board or alt in legal or alt in fitting:
                 continue
             alt_pose = TilePose(pose.corners, (na, nb))
-            for _, bt, contact in self._candidates(alt_pose)[:2]:
-                if self.current.referee.judge(alt, bt.tile, alt_pose.pips[contact.touching]).legal:
-                    fits[alt] = alt_pose
-                    break
+            if any(self.current.referee.judge(alt, bt.tile, alt_pose.pips[contact.touching]).legal
+                   for _, bt, contact in self._candidates(alt_pose)[:2]):
+                legal[alt] = alt_pose
+            elif self._fits_open_end(alt_pose):
+                fitting[alt] = alt_pose
+        fits = legal or fitting
         if len(fits) != 1:
             return None
         alt, alt_pose = next(iter(fits.items()))
