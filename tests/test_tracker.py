@@ -1105,7 +1105,6 @@ def test_a_tile_the_periodic_re_read_finds_is_followed_up_until_it_is_played():
     assert [(e.tile, e.legal) for e in events if isinstance(e, TilePlayed)] == [("6-2", True)]
 
 
-
 def test_a_tile_the_motion_gate_cannot_see_is_read_once_the_hand_that_laid_it_has_gone():
     """A pale tile on a pale table changed 2 pixels of the gate's thumbnail, fewer than it asks,
     and the next player's hand came in before the periodic re-read: the play was never read
@@ -1119,6 +1118,7 @@ def test_a_tile_the_motion_gate_cannot_see_is_read_once_the_hand_that_laid_it_ha
     for k in range(10):  # one second of still frames before the next hand
         events += tracker.push(object(), t + 0.1 * (k + 1))
     assert [(e.tile, e.legal) for e in events if isinstance(e, TilePlayed)] == [("6-2", True)]
+
 
 class _ToldGate(_Still):
     """A gate told, frame by frame, whether something moves and whether the still picture is

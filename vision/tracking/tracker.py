@@ -317,7 +317,7 @@ class Tracker:
         reading: MotionReading = self.gate.update(frame)
         if reading.moving:
             if self._still and self.window:  # (a one-frame pause between two moves reads nothing)
-                self._held = (list(self.window), {k: set(v) for k, v in self._support.items()})
+                self._held = (list(self.window), dict(self._support))  # (both are emptied in place below)
             self._last_motion = index
             self._fresh_in_stretch = 0
             self.window.clear()
@@ -339,7 +339,7 @@ class Tracker:
         if self._still < STILL_BEFORE_READ:
             return events  # a hand pausing mid-move looks still for one frame: wait for a second
         if self._held is not None:
-            if getattr(reading, "same_as_read", False) and not self.window and not self.settled:
+            if getattr(reading, "same_as_read", False) and not self.settled:
                 # the motion left the picture as it was last read (a hand that came near and
                 # went, touching nothing) while a change was still being read: the readings
                 # before it still hold. Why: a planted 10-0 was read twice, a hand twitched at
