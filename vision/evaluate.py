@@ -140,44 +140,70 @@ def _set_from_label(text: str) -> int | None:
     return int(m.group(1)) if m and "+" not in text.split()[0] else None
 
 
+@dataclass
+class RenderedScore:
+    """One rendered scene's tallies (see `score_rendered`)."""
+
+    true_tiles: int
+    matched: int
+    extra: int
+    exact: int
+    ends_right: int
+    total_right: bool
+
+
+def score_rendered(truth: list[dict], found: list[tuple[np.ndarray, tuple[int, int]]], iou: float = 0.5
+                   ) -> RenderedScore:
+    """Score the face-up tiles found (corners, pips) against a rendered scene's tiles.
+
+    A tile less than 80 % visible is neither asked for nor wrong to find (the usual "ignore"
+    region), so a box over one counts neither for precision nor in the found hand total: the
+    truth's total leaves such tiles out too. (Counting their pips in the found total alone made
+    every hand with a partly hidden tile, read right, a wrong total: fresh double-12 hands read
+    0.783 exact totals by that count, 0.883 by this one.)"""
+    shown = [t for t in truth if not t["face_down"] and t["visible"] >= 0.8]
+    partial = [np.array(t["corners"], np.float32) for t in truth if not t["face_down"] and t["visible"] < 0.8]
+    used: set[int] = set()
+    matched = extra = exact = ends = found_total = 0
+    for corners, (p, q) in found:
+        corners = np.asarray(corners, np.float32)
+        if any(polygon_iou(corners, c) >= iou for c in partial):
+            continue
+        found_total += p + q
+        best, bj = 0.0, None
+        for j, t in enumerate(shown):
+            if j not in used:
+                v = polygon_iou(corners, np.array(t["corners"], np.float32))
+                if v > best:
+                    best, bj = v, j
+        if bj is None or best < iou:
+            extra += 1
+            continue
+        used.add(bj)
+        matched += 1
+        a, b = shown[bj]["pips"]
+        exact += sorted((a, b)) == sorted((p, q))
+        ends += max((a == p) + (b == q), (a == q) + (b == p))
+    true_total = sum(sum(t["pips"]) for t in shown)
+    return RenderedScore(len(shown), matched, extra, exact, ends, true_total == found_total)
+
+
 def eval_rendered(scene_dir: Path, recognizer, limit: int | None = None, iou: float = 0.5) -> dict:
     """Rendered scenes (JSON labels with corners): detection matched by polygon IoU."""
     files = sorted(Path(scene_dir).glob("*.json"))[:limit]
-    tp = fp = fn = exact = ends = 0
-    totals_ok = 0
+    scores = []
     for f in files:
         lab = json.loads(f.read_text())
-        truth = [t for t in lab["tiles"] if not t["face_down"] and t["visible"] >= 0.8]
-        # a box on a half-hidden tile is neither asked for nor wrong (the usual "ignore" region)
-        partial = [np.array(t["corners"], np.float32) for t in lab["tiles"] if not t["face_down"] and t["visible"] < 0.8]
         rec = recognizer.recognize(Path(scene_dir) / lab["image"], set_max=lab["set"])
-        used = set()
-        for det in rec.tiles:
-            if any(polygon_iou(det.corners.astype(np.float32), q) >= iou for q in partial):
-                continue
-            best, bj = 0.0, None
-            for j, t in enumerate(truth):
-                if j in used:
-                    continue
-                v = polygon_iou(det.corners.astype(np.float32), np.array(t["corners"], np.float32))
-                if v > best:
-                    best, bj = v, j
-            if bj is not None and best >= iou:
-                used.add(bj)
-                tp += 1
-                a, b = truth[bj]["pips"]
-                p, q = det.pips
-                exact += sorted((a, b)) == sorted((p, q))
-                ends += max((a == p) + (b == q), (a == q) + (b == p))
-            else:
-                fp += 1
-        fn += len(truth) - len(used)
-        totals_ok += sum(sum(t["pips"]) for t in truth) == rec.total
-    n = tp + fn
+        scores.append(score_rendered(lab["tiles"], [(d.corners, d.pips) for d in rec.tiles], iou))
+    n = sum(s.true_tiles for s in scores)
+    tp = sum(s.matched for s in scores)
+    fp = sum(s.extra for s in scores)
     return {"images": len(files), "tiles": n, "tile_recall": round(tp / n, 4) if n else None,
             "tile_precision": round(tp / (tp + fp), 4) if tp + fp else None,
-            "exact_tile": round(exact / n, 4) if n else None, "per_end": round(ends / (2 * n), 4) if n else None,
-            "exact_hand_total": round(totals_ok / len(files), 4) if files else None}
+            "exact_tile": round(sum(s.exact for s in scores) / n, 4) if n else None,
+            "per_end": round(sum(s.ends_right for s in scores) / (2 * n), 4) if n else None,
+            "exact_hand_total": round(sum(s.total_right for s in scores) / len(files), 4) if files else None}
 
 
 def crop_identity(path: Path) -> tuple[int, int] | None:
