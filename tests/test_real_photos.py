@@ -48,3 +48,12 @@ def test_real_double6_single_tile_photos_read_at_least_as_well_as_the_committed_
 # misreads on another machine's onnxruntime.
 FLOORS = {"photos_recall": 0.97, "photos_precision": 0.97, "photos_exact_tile": 0.96, "photos_per_end": 0.97,
           "d6_tiles_per_end": 0.95}
+
+
+def test_real_hand_photos_get_no_advice_to_bring_the_camera_closer(recognizer):
+    # their tiles are hundreds of pixels long: the advice (vision.capture) must not cry wolf
+    photos = sorted((REAL / "photos").glob("*.jpg"))
+    assert photos
+    for photo in photos:
+        warnings = recognizer.recognize(photo).warnings
+        assert not any("closer" in w for w in warnings), (photo.name, warnings)

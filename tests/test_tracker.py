@@ -1833,3 +1833,23 @@ def test_a_tile_the_reader_missed_until_the_board_settled_with_it_is_played_when
     assert [e.kind for e in missed] == ["round_started"]
     events = _feed(tracker, [([spinner, arm], [spinner, arm])], repeat=6, pictures=True)
     assert [(e.tile, e.on, e.legal) for e in events if isinstance(e, TilePlayed)] == [("6-2", "6-6", True)]
+
+
+def _size_advice(run) -> list:
+    return [e for e in run.events if e.kind == "notice" and "bring the camera closer" in e.describe()]
+
+
+def test_tiles_too_small_to_read_get_advice_once_whatever_the_nudges():
+    # a double-15 round filmed from afar: its tiles are about 43 px long, where its 13s, 14s and
+    # 15s (rows of five dots) merge into bars (vision.capture); the camera is nudged three times
+    run = run_oracle(plan_sequence(sequence_rng(25, 27), (1280, 720), 15), seed=1)
+    advice = _size_advice(run)
+    assert sum(e.kind == "camera_moved" for e in run.events) >= 2
+    assert len(advice) == 1
+    assert "double-15" in advice[0].describe()
+    plays = [e for e in run.events if e.kind == "tile_played"]
+    assert advice[0].frame <= plays[3].frame  # as soon as a few tiles lie there to be measured
+
+
+def test_tiles_large_enough_to_read_get_no_advice(noisy_runs):
+    assert not any(_size_advice(run) for run in noisy_runs)

@@ -7,6 +7,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
 
+from .capture import small_tiles_warning
 from .correct import apply_rules, second_readings, drop_duplicate_boxes, drop_overlapping_boxes, infer_set_max
 from .detector import CLASS_BACK, TileDetector
 from .imageio import LoadedImage, load_image
@@ -240,6 +241,9 @@ class Recognizer:
         if n_cut:
             warnings.append(f"{n_cut} tile{'s' if n_cut > 1 else ''} cut off by the edge of the picture: "
                             "the total may miss dots outside it")
+        advice = small_tiles_warning([tile_length(t.corners) for t in tiles], smax)
+        if advice:
+            warnings.append(advice)
         faces_down = [TileDetection(0, b.corners * img.scale, b.score, face_down=True) for b in down]
         for t in backs:
             t.face_down = True

@@ -52,6 +52,8 @@ import numpy as np
 from engine import GameConfig, ScoreSheet, Tile, hand_score, round_scores
 from engine.board import SLOT_STRIDE
 
+from ..capture import small_tiles_warning
+from ..types import tile_length
 from .board import (BoardTile, Observation, angle_gap, associate, at_place_of, identity, mean_pose, register,
                     same_picture, tile_patch)
 from .events import (BoardCleared, BoardDisturbed, CameraMoved, FlagWithdrawn, FrameRejected, Notice, PlayCorrected,
@@ -124,6 +126,8 @@ Detector = Callable[[Any], Sequence[Any]]
 
 TILES_FOR_SIZE = 5
 """Tiles a frame must show for their size to guide the next frame's detector."""
+ADVICE_SIZE_CHANGE = 0.25
+"""Change in the tiles' length (a share of it) after which advice on it is given again."""
 
 
 class RecognizerDetector:
@@ -140,7 +144,6 @@ class RecognizerDetector:
 
     def __call__(self, frame: np.ndarray) -> list[Any]:
         from vision.imageio import LoadedImage
-        from vision.types import tile_length
 
         h, w = frame.shape[:2]
         rec = self.recognizer.recognize_loaded(LoadedImage(frame, 1.0, w, h, "frame"), self.set_max,
@@ -261,6 +264,8 @@ class Tracker:
         picture after it is known (see `push`)."""
         self.size: tuple[int, int] | None = None
         self._lost = False
+        self._advised_px: float | None = None
+        """The tiles' length when they were last found too small to read (`_advise_on_size`)."""
         self._misreads: set[tuple[Tile, Tile]] = set()
         self._pending: list[TrackEvent] = []
         """Corrections made while finding new tiles (`_board_tile_misread`), reported with them."""
@@ -557,6 +562,7 @@ class Tracker:
             events.extend(self._place(found))
             changed = True
         if changed:
+            events.extend(self._advise_on_size(recent[-1]))
             self._picture_new_tiles()
             self._reassociate()
             self._reads_since_change = 0
@@ -994,6 +1000,22 @@ class Tracker:
         return alt, alt_pose
 
     # --- changes ----------------------------------------------------------------------
+
+    def _advise_on_size(self, obs: Observation) -> list[TrackEvent]:
+        """Advice where the tiles on the table are too small for their values to be read
+        reliably (`vision.capture`): a person can move the camera, and the plays and flags that
+        follow are otherwise misreadings reported without a word. Given once, and again only
+        where the camera's view has changed the tiles' size by a quarter (a nudged camera
+        changes it by a few per cent and need not repeat it)."""
+        lengths = [tile_length(bt.pose.corners) for bt in self.board.values() if not bt.missing]
+        advice = small_tiles_warning(lengths, self.config.set_max, "in the camera's view")
+        if advice is None:
+            return []
+        px = float(np.median(lengths))
+        if self._advised_px is not None and abs(px - self._advised_px) < ADVICE_SIZE_CHANGE * self._advised_px:
+            return []
+        self._advised_px = px
+        return [Notice(obs.frame, obs.t, advice)]
 
     def _camera_moved(self, recent: list[Observation]) -> list[TrackEvent]:
         m = recent[-1].motion
