@@ -48,6 +48,25 @@ def tilt(img: np.ndarray, _tile: float) -> np.ndarray:
                                borderMode=cv2.BORDER_CONSTANT, borderValue=_border_colour(img))
 
 
+def steep(deg: float, sideways: bool = False) -> Callable[[np.ndarray, float], np.ndarray]:
+    """Seen from `deg` degrees off straight down (a phone held by someone seated at the table):
+    the picture shortened to cos(deg) across the tilt, the far edge narrower by sin(deg) / 1.5.
+    `sideways`: tilted along the picture's width instead of its height."""
+    def f(img: np.ndarray, _tile: float) -> np.ndarray:
+        if sideways:
+            return np.ascontiguousarray(np.rot90(f_up(np.ascontiguousarray(np.rot90(img, 1))), -1))
+        return f_up(img)
+
+    def f_up(img: np.ndarray) -> np.ndarray:
+        h, w = img.shape[:2]
+        squash, narrow = np.cos(np.radians(deg)), np.sin(np.radians(deg)) / 3
+        src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+        dst = np.float32([[narrow * w, 0], [(1 - narrow) * w, 0], [w, squash * h], [0, squash * h]])
+        return cv2.warpPerspective(img, cv2.getPerspectiveTransform(src, dst), (w, int(squash * h)),
+                                   borderMode=cv2.BORDER_CONSTANT, borderValue=_border_colour(img))
+    return f
+
+
 def dim(img: np.ndarray, _tile: float) -> np.ndarray:
     """A dim room: 40 % of the light, then the phone's gain lifts the noise with it."""
     f = img.astype(np.float32) * 0.4
@@ -119,7 +138,8 @@ def grey(img: np.ndarray, _tile: float) -> np.ndarray:
 
 
 CHANGES: dict[str, Callable[[np.ndarray, float], np.ndarray]] = {
-    "rot30": rotate(30), "rot45": rotate(45), "rot135": rotate(135), "tilt": tilt, "dim": dim,
+    "rot30": rotate(30), "rot45": rotate(45), "rot135": rotate(135), "tilt": tilt,
+    "steep45": steep(45), "steep55": steep(55), "steep65": steep(65), "steep55side": steep(55, True), "dim": dim,
     "warm": warm, "shadow": shadow, "blur": blur, "noise": noise, "jpeg": jpeg, "shake": shake,
     "bright": bright, "negative": negative, "grey": grey,
 }
