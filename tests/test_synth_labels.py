@@ -13,9 +13,9 @@ from vision.synth.scene import render_hand
 SEEDS = list(range(12))
 
 
-@pytest.fixture(scope="module")
-def scenes():
-    return [render_hand(np.random.default_rng(s), (640, 480)) for s in SEEDS]
+@pytest.fixture(scope="module", params=[False, True], ids=["camera above", "steep camera"])
+def scenes(request):
+    return [render_hand(np.random.default_rng(s), (640, 480), steep=request.param) for s in SEEDS]
 
 
 def _face_mask(shape, corners, shrink: float) -> np.ndarray:
@@ -191,7 +191,7 @@ def test_a_table_the_planner_cannot_lay_out_is_drawn_again_from_a_derived_seed(t
     real = dataset.render_kind
     calls = []
 
-    def first_fails(kind, rng, size, set_max, face=None):
+    def first_fails(kind, rng, size, set_max, face=None, steep=False):
         calls.append(kind)
         if len(calls) == 1:
             raise LayoutFailed("could not lay out a table scene in 40 attempts")
@@ -208,7 +208,7 @@ def test_synth_command_reports_an_unplannable_table_in_one_line(tmp_path, monkey
     from service.cli import main
     from vision.synth.table import LayoutFailed
 
-    def never(kind, rng, size, set_max, face=None):
+    def never(kind, rng, size, set_max, face=None, steep=False):
         raise LayoutFailed("could not lay out a table scene in 40 attempts")
 
     monkeypatch.setattr(dataset, "render_kind", never)
@@ -216,3 +216,21 @@ def test_synth_command_reports_an_unplannable_table_in_one_line(tmp_path, monkey
     err = capsys.readouterr().err
     assert code != 0
     assert "could not lay out a table scene" in err and "Traceback" not in err
+
+
+def _foreshortening(camera) -> float:
+    """How much shorter a small square at the middle of the view looks across the tilt than along it."""
+    x0, y0, x1, y1 = camera.region
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    q = cv2.perspectiveTransform(np.float32([[cx, cy], [cx + 5, cy], [cx, cy + 5]]).reshape(-1, 1, 2), camera.hm)
+    q = q.reshape(-1, 2)
+    return float(np.linalg.norm(q[2] - q[0]) / np.linalg.norm(q[1] - q[0]))
+
+
+def test_a_steep_camera_sees_the_table_shortened_across_its_tilt():
+    from vision.synth.scene import random_camera
+
+    above = [_foreshortening(random_camera(np.random.default_rng(s), 640, 480)) for s in range(50)]
+    steep = [_foreshortening(random_camera(np.random.default_rng(s), 640, 480, steep=True)) for s in range(50)]
+    assert min(above) > 0.85  # nearly straight down: the middle of the view is hardly shortened
+    assert max(steep) < 0.85 and min(steep) > 0.4  # 35-62 degrees off: cos(angle), and a keystone

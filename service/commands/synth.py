@@ -32,6 +32,9 @@ def register(sub) -> None:
     p.add_argument("--no-crops", action="store_true", help="skip the pip-reader crops")
     p.add_argument("--face", choices=["random", "hue-coded"], default="random",
                    help="tile faces: drawn at random (default), or coloured with pips told from them by hue only")
+    p.add_argument("--camera", choices=["default", "steep"], default="default",
+                   help="nearly straight down (default), or steep: 35-62 degrees off straight down, as a phone "
+                        "held by someone seated at the table")
     p.add_argument("--contact-sheet", metavar="PNG", help="also write a contact sheet of the first scenes")
     p.set_defaults(func=run)
 
@@ -49,7 +52,7 @@ def run(args) -> int:
         from vision.synth.table import LayoutFailed
 
         job = SynthJob(args.out, args.kind, args.seed, args.size, args.set_max, pips=not args.no_crops,
-                       face=None if args.face == "random" else args.face)
+                       face=None if args.face == "random" else args.face, steep=args.camera == "steep")
         try:
             stats = generate(job, args.count, workers=args.workers)
         except LayoutFailed as exc:

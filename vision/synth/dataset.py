@@ -47,16 +47,18 @@ class SynthJob:
     scenes: bool = True
     face: str | None = None
     """`random_style`'s: None for sets drawn at random, "hue-coded" for pips told by hue only."""
+    steep: bool = False
+    """`random_camera`'s: a camera 35-62 degrees off straight down instead of nearly straight down."""
 
 
 def render_kind(kind: str, rng: np.random.Generator, size: tuple[int, int], set_max: int | None,
-                face: str | None = None) -> Scene:
+                face: str | None = None, steep: bool = False) -> Scene:
     if kind == "hand":
-        return render_hand(rng, size, set_max, face=face)
+        return render_hand(rng, size, set_max, face=face, steep=steep)
     if kind == "table":
         from .table import render_table
 
-        return render_table(rng, size, set_max, face=face)
+        return render_table(rng, size, set_max, face=face, steep=steep)
     raise ValueError(f"unknown scene kind {kind!r} (expected hand or table)")
 
 
@@ -120,7 +122,7 @@ def render_one(job: SynthJob, index: int) -> dict:
         rng = np.random.default_rng(np.random.SeedSequence([job.seed, index] + ([retry] if retry else [])))
         size = job.size or RANDOM_SIZES[int(rng.integers(0, len(RANDOM_SIZES)))]
         try:
-            scene = render_kind(job.kind, rng, size, job.set_max, job.face)
+            scene = render_kind(job.kind, rng, size, job.set_max, job.face, job.steep)
             break
         except LayoutFailed:
             if retry == SCENE_RETRIES - 1:

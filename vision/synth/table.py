@@ -767,7 +767,7 @@ def _fit(quads: np.ndarray, cam: Camera, rng: random.Random) -> tuple[float, np.
 
 def plan_table(rng: np.random.Generator, size: tuple[int, int] = (1280, 960), set_max: int | None = None,
                plant_kind: str | None = "random", style: TileStyle | None = None,
-               max_tiles: int | None = None, face: str | None = None) -> TablePlan:
+               max_tiles: int | None = None, face: str | None = None, steep: bool = False) -> TablePlan:
     """Play a round onto a table and frame it for the camera.
 
     `plant_kind`: None for a legal layout, one of `PLANT_KINDS`, or "random" (a planted
@@ -781,7 +781,7 @@ def plan_table(rng: np.random.Generator, size: tuple[int, int] = (1280, 960), se
     style = style or random_style(rng, set_max, face)
     ratio = style.ratio
     py = random.Random(int(rng.integers(0, 2**63 - 1)))
-    cam = random_camera(rng, W, H)
+    cam = random_camera(rng, W, H, steep=steep)
     aspect = (cam.region[2] - cam.region[0]) / (cam.region[3] - cam.region[1])
     for attempt in range(40):
         rules = HouseRules(
@@ -855,10 +855,10 @@ def plan_table(rng: np.random.Generator, size: tuple[int, int] = (1280, 960), se
 
 
 def render_table(rng: np.random.Generator, size: tuple[int, int] = (1280, 960), set_max: int | None = None,
-                 plant_kind: str | None = "random", face: str | None = None) -> Scene:
+                 plant_kind: str | None = "random", face: str | None = None, steep: bool = False) -> Scene:
     """A photographed Chicken Foot table: the layout, hands at the edges, the boneyard. `face`:
-    as `random_style`'s."""
-    plan = plan_table(rng, size, set_max, plant_kind, face=face)
+    as `random_style`'s; `steep`: as `random_camera`'s."""
+    plan = plan_table(rng, size, set_max, plant_kind, face=face, steep=steep)
     clutter = int(rng.integers(0, 3)) if rng.random() < 0.3 else 0
     scene = render_scene(rng, plan.placements, plan.style, size, plan.tile_w, plan.camera, "table", plan.set_max,
                          hands=int(rng.random() < 0.1), clutter=clutter)
