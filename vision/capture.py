@@ -6,13 +6,14 @@ tracker's rendered round seed25-27 lost 52 of its 82 plays so). Where the tiles 
 the right answer is to tell the person at the table to bring the camera closer or raise its
 resolution, once, rather than report misreadings as illegal plays without a word.
 
-Measured in session 25 on the committed models (`models/README.md`): tiles cut from rendered
-tiles shrunk to a length and read front on, exact tile 0.985 or better from 30 px for every set,
-0.915-0.955 at 20-25 px for double-12 and up; and every tile of the last frame of 120 rendered
-webcam rounds (1280x720, perspective, neighbours; seeds 28 and 29): double-15 tiles under 40 px
-read wrong 5.7 % and missed 4.6 % (351 tiles), 40-45 px 2.1 % and 1.4 % (653), 45 px and over
-0.3 % and 0.9 % (1,245); double-12 under 40 px 3 wrong of 17, 40 px and over 0.3 % and 0.3 %
-(1,456); double-6 and -9 (all over 45 px) 1 missed of 1,581.
+Measured in session 25 on the committed models (`scripts/reading_by_tile_length.py`): tiles cut
+from rendered tiles shrunk to a length and read front on, exact tile 0.980 or better from 30 px for
+every set, 0.895-0.963 at 20-25 px for double-12 and up (`tiles --count 400`); and every tile of
+the last frame of 120 rendered webcam rounds (1280x720, perspective, neighbours; `rounds --seed 28
+29 --rounds 60`): double-15 tiles under 40 px read wrong 5.6 % and missed 4.5 % (354 tiles),
+40-45 px 2.1 % and 1.4 % (658), 45 px and over 0.3 % and 0.9 % (1,237); double-12 under 40 px 3
+wrong of 17, 40 px and over 0.3 % and 0.3 % (1,456); double-6 and -9 (all over 45 px) 1 missed of
+1,581.
 """
 from __future__ import annotations
 
