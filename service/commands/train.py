@@ -33,6 +33,8 @@ def register(sub) -> None:
     p.add_argument("--gpu-hours", type=float, default=None,
                    help="detector's last stage at 640 px on fresh scenes (default 0.32 where a GPU is "
                         "present, else skipped; a budget given runs it on the CPU too, at about an hour an epoch)")
+    p.add_argument("--steep-hours", type=float, default=None,
+                   help="detector's fine-tune on scenes seen by a steep camera, last (default 0: skipped; see models/README.md)")
     p.add_argument("--sequential", action="store_true", help="on a CPU, train one model after the other")
     p.add_argument("--out", default="models", help="where the ONNX models are written")
     p.set_defaults(func=run)
@@ -69,6 +71,10 @@ def run(args) -> int:
         if args.half_tune_hours < 0:
             raise UserError("--half-tune-hours must be 0 (skip) or positive")
         recipe.half_tune_hours = args.half_tune_hours
+    if args.steep_hours is not None:
+        if args.steep_hours < 0:
+            raise UserError("--steep-hours must be 0 (skip) or positive")
+        recipe.det_steep_hours = args.steep_hours
     if args.gpu_hours is not None:
         if args.gpu_hours < 0:
             raise UserError("--gpu-hours must be 0 (skip) or positive")
