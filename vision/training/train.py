@@ -168,11 +168,11 @@ class Recipe:
     runs it only where a GPU is present unless told a budget: at 640 px an epoch on a 2-core CPU
     takes about an hour."""
     det_steep_hours: float = 0.0
-    """Last detector stage, on the CPU either way: the detector fine-tuned at `det_imgsz` on scenes
-    seen by a steep camera (`random_camera(steep=True)`) beside as many from the usual camera, so
-    that a photo taken 45-60 degrees off straight down is read. Off: the session-25 run (1.1 h, 10
-    epochs, lr0 0.002) was not measured in full before the session ended, so the committed detector
-    is without it (models/README.md)."""
+    """Last detector stage: the detector fine-tuned at `det_imgsz` on scenes seen by a steep camera
+    (`random_camera(steep=True)`) beside scenes from the usual camera, so that a photo taken 45-60
+    degrees off straight down is read. Off: the session-25 run (CPU, 1.1 h, 10 epochs, lr0 0.002)
+    read steep copies of the real photos better but blurred copies and the real double-12
+    close-ups worse, and was not kept (models/README.md)."""
     steep_scenes: tuple[tuple[str, bool, int, int], ...] = (("hand", True, 1400, 9201), ("table", True, 400, 9202),
                                                           ("hand", False, 700, 9203), ("table", False, 300, 9204))
     """(kind, steep, count, seed) of the scenes rendered for it, at random phone and webcam sizes."""
@@ -192,10 +192,11 @@ def train_steep_stage(work: Path, det: Path, recipe: Recipe, workers: int | None
             generate(SynthJob(str(root), kind, seed, None, None, pips=False, steep=steep), count,
                      workers=workers or min(2, os.cpu_count() or 1), progress=True)
         roots.append(root)
-    plan = detector_plan(str(combined_detect_yaml(roots, work / "data.yaml")), 200, recipe.det_imgsz, has_gpu())
+    gpu = has_gpu()
+    plan = detector_plan(str(combined_detect_yaml(roots, work / "data.yaml")), 200, recipe.det_imgsz, gpu)
     plan.hours, plan.name = recipe.det_steep_hours, "detector_steep"
     plan.augment.update(lr0=0.002, warmup_epochs=0.3, close_mosaic=2)
-    return train_one(plan, work / "runs", threads=None if has_gpu() else os.cpu_count(), init_weights=det)
+    return train_one(plan, work / "runs", threads=None if gpu else os.cpu_count(), init_weights=det)
 
 
 def train_all(data_root: Path, out_dir: Path = MODELS_DIR, recipe: Recipe | None = None,
