@@ -15,6 +15,7 @@ from .halfreader import (SMALL_TILE_PX, HalfReader, bar_checked, blank_ends_in_d
                          dense_checked, disputed_ends, pale_ends_checked, pattern_checked, second_look_checked,
                          split_checked)
 from .pipreader import PipReader, TileReading, colour_distance_view, faint_pips_view, find_bar, sharpened_view
+from .perspective import find_level_view, looks_level, pip_shapes
 from .rectify import rectify_tile
 from .types import Recognition, TileDetection, tile_length
 
@@ -122,6 +123,12 @@ def shows_divider(image, box) -> bool:
     return find_bar(rectify_tile(image, box.corners)[0]) is not None
 
 
+LEVEL_ROUNDS = 3
+"""Times a tilted photo is levelled: boxes on tiles seen steeply are nearer a domino's shape than
+the tiles are, so the first view found undoes only part of the tilt; the boxes found on the
+levelled picture, mapped back, show the rest."""
+
+
 PALE_PIP_VIEWS = (colour_distance_view, faint_pips_view)
 """Views on which a small blank-looking box's pale pips are counted (`looks_a_face_by_pattern`).
 Why: rendered double-12 round seed22-18 laid its 1-1 spinner and arms with pale cyan 1s and pale
@@ -157,9 +164,15 @@ class Recognizer:
         return self.pips.read_crops([view], [bar])[0].pips
 
     def recognize_loaded(self, img: LoadedImage, set_max: int | None = None,
-                         tile_px: float | None = None) -> Recognition:
+                         tile_px: float | None = None, level: bool = False) -> Recognition:
         """`tile_px`: the tiles' length in the picture read, where the caller knows it (see
-        `TileDetector.detect`)."""
+        `TileDetector.detect`). `level`: where the boxes found show the picture was taken at an
+        angle, read it again levelled (see `levelled`); for photos, not for a webcam's frames,
+        whose tracker knows the view from the frames before."""
+        rec = self._read(img, set_max, tile_px)
+        return self.levelled(img, rec, set_max) if level else rec
+
+    def _read(self, img: LoadedImage, set_max: int | None = None, tile_px: float | None = None) -> Recognition:
         t0 = time.perf_counter()
         boxes = self.detector.detect(img.bgr, tile_px / img.scale if tile_px else None)
         up, down = [], []
@@ -254,8 +267,39 @@ class Recognizer:
         return Recognition(img.source, img.width, img.height, tiles, faces_down, smax,
                            time.perf_counter() - t0, warnings)
 
-    def recognize(self, src: str | Path | bytes, set_max: int | None = None, name: str | None = None) -> Recognition:
-        return self.recognize_loaded(load_image(src, name=name), set_max)
+    def recognize(self, src: str | Path | bytes, set_max: int | None = None, name: str | None = None,
+                  level: bool = True) -> Recognition:
+        """A photo's tiles. `level`: where the boxes found show the photo was taken at an angle,
+        read it again levelled (see `vision.perspective`)."""
+        return self.recognize_loaded(load_image(src, name=name), set_max, level=level)
+
+    def levelled(self, img: LoadedImage, rec: Recognition, set_max: int | None = None) -> Recognition:
+        """`rec` read again on the picture levelled (`vision.perspective.find_level_view`), its
+        corners mapped back to the photo's pixels; `rec` itself where the boxes look seen from
+        above or the levelled reading finds fewer faces."""
+        first, seconds, view, again = rec, rec.seconds, None, rec
+        for _ in range(LEVEL_ROUNDS):
+            boxes = [t.corners / img.scale for t in again.tiles + again.face_down]
+            if looks_level(boxes):
+                break
+            pips = pip_shapes(img.bgr, [t.corners / img.scale for t in again.tiles],
+                              [[p[:2] for p in t.pip_points] for t in again.tiles])
+            found = find_level_view(boxes, img.bgr.shape[1], img.bgr.shape[0], pips)
+            if found is None or (view is not None and found.near(view)):
+                break
+            view = found
+            flat = LoadedImage(view.warp(img.bgr), 1.0, view.size[0], view.size[1], img.source)
+            again = self._read(flat, set_max)
+            seconds += again.seconds
+            for t in again.tiles + again.face_down:
+                t.corners = view.to_picture(t.corners) * img.scale
+        if view is None:
+            return first
+        again.width, again.height = img.width, img.height
+        again.seconds = seconds
+        again.warnings.append(f"taken at an angle (about {view.degrees:.0f} degrees off straight down): "
+                              "read on a levelled view of the photo")
+        return again
 
 
 def backed_costs(seconds: list[tuple[tuple[int, int], float]], pips: tuple[int, int], probs

@@ -39,7 +39,7 @@ def run(args) -> int:
     from .common import load_recognizer
 
     recognizer = load_recognizer(args.model)
-    rec = recognizer.recognize_loaded(img, args.set_max)
+    rec = recognizer.recognize_loaded(img, args.set_max, level=True)
     rules = HouseRules(spinner_arms=args.arms)
     result = audit_photo(rec, args.set_max or rec.set_max, rules, args.round_double,
                          pixels=img.bgr, to_pixels=1.0 / img.scale)

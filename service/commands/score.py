@@ -35,7 +35,7 @@ def run(args) -> int:
     for path in args.images:
         try:
             img = load_image(path)
-            rec = recognizer.recognize_loaded(img, args.set_max)
+            rec = recognizer.recognize_loaded(img, args.set_max, level=True)
         except ImageError as exc:
             failures += 1
             print(f"chickenfoot score: {exc}", file=sys.stderr)

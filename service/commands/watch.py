@@ -170,7 +170,7 @@ def _hands_from_photos(photos: list[str], recognizer, set_max: int) -> list[list
     hands = []
     for photo in photos:
         try:
-            rec = recognizer.recognize_loaded(load_image(photo), set_max)
+            rec = recognizer.recognize_loaded(load_image(photo), set_max, level=True)
         except ImageError as exc:
             raise ValueError(str(exc)) from None
         hands.append([Tile(*t.pips) for t in rec.tiles if t.pips is not None])

@@ -74,7 +74,7 @@ def audit_photo(
     with slots.hold():
         img = load_image(data, name=name)
         del data
-        rec = recognizer.recognize_loaded(img, set_max)
+        rec = recognizer.recognize_loaded(img, set_max, level=True)
         result = _plain(dict(layout.audit_photo(rec, rec.set_max, rules, round_double,
                                                 pixels=img.bgr, to_pixels=1 / img.scale)))
         if annotate:

@@ -48,7 +48,7 @@ def score_photo(
     with slots.hold():
         img = load_image(data, name=name)
         del data
-        rec = recognizer.recognize_loaded(img, set_max)
+        rec = recognizer.recognize_loaded(img, set_max, level=True)
         report = hand_report(rec, rules)
         annotated = jpeg_data_url(annotate_recognition(img, rec)) if annotate else None
         del img

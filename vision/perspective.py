@@ -1,0 +1,252 @@
+"""Level a photo taken at an angle, so its tiles are read as if seen from straight above.
+
+A phone held by someone seated at the table sees the tiles foreshortened across the tilt and
+smaller towards the far edge. The detector learnt tiles seen nearly from above: on copies of the
+real photos seen from 55-65 degrees its boxes come out a tile's end short and tiles are missed
+(`scripts/stress_real.py`). Training for such views on the CPU pulled the detector off what it read
+well (models/README.md, session 25), so the view is undone instead, from what every photo of one set
+shares: each face is twice as long as wide, and all are the same size. The tilt that makes the
+boxes found so is searched for, the picture is warped by it, and the tiles are read again there.
+
+The search runs over a symmetric keystone in any direction: in coordinates centred on the picture
+and turned so the tilt runs along v, (u, v) -> (u, a v) / (1 + p v), where `a` undoes the
+shortening across the tilt and `p` the shrinking towards the far edge (a camera turned about an
+axis through its centre maps the table so, up to scale).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+ASPECT = 2.0
+"""A domino's length over its width (sets measured: 1.95-2.1; boxes on the top-down development
+photos: 1.95-2.10)."""
+LEVEL_ASPECTS = (1.8, 2.3)
+"""Boxes whose length over width all lie in this range are taken as seen from above and the view
+is left as it is (the development photos, all taken from above: 1.95-2.10 on every box)."""
+STRETCHES = np.array([1.0, 1.12, 1.25, 1.4, 1.6, 1.8, 2.05, 2.35, 2.7])
+"""Candidate `a`: 1/cos of 0, 27, 37, 44, 51, 56, 61, 65 and 68 degrees off straight down."""
+KEYSTONES = np.linspace(-1.2, 1.2, 13)
+TURNS = np.radians(np.arange(0, 180, 7.5))
+MIN_STRETCH = 1.12
+"""The levelling is applied only where the tilt found shortens the table by more than this
+(about 27 degrees off straight down): below, the detector reads tiles as they are."""
+PRIOR = 0.02
+"""Cost per unit of log(a)^2 + p^2: of two views that explain the boxes about as well, the
+one nearer straight down is taken (a lone tile cannot tell which way it was shortened)."""
+MAX_PIXELS_GAIN = 1.6
+"""The levelled picture holds at most this many times the pixels of the one it came from: the
+stretched direction needs more rows, and the far edge is enlarged, but pixels added by
+interpolation carry no detail."""
+
+
+@dataclass
+class LevelView:
+    """How a picture was levelled: `homography` maps its pixels to the levelled picture's."""
+
+    homography: np.ndarray  # 3x3, picture -> levelled
+    size: tuple[int, int]  # levelled picture (w, h)
+    stretch: float  # a: 1/cos of the angle off straight down
+    keystone: float
+    turn: float  # radians: the direction of the tilt in the picture
+
+    @property
+    def degrees(self) -> float:
+        return float(np.degrees(np.arccos(min(1.0, 1.0 / self.stretch))))
+
+    def near(self, other: "LevelView") -> bool:
+        """Whether two views differ too little for a second reading to be worth it."""
+        turn = abs((self.turn - other.turn + np.pi / 2) % np.pi - np.pi / 2)
+        return abs(np.log(self.stretch / other.stretch)) < 0.1 and abs(self.keystone - other.keystone) < 0.25 \
+            and turn < np.radians(10)
+
+    def to_picture(self, pts: np.ndarray) -> np.ndarray:
+        """Levelled-picture points (n×2) back to the picture's pixels."""
+        return _apply(np.linalg.inv(self.homography), pts)
+
+    def warp(self, image: np.ndarray) -> np.ndarray:
+        """The levelled picture; outside the picture, its edges' median colour (repeating the edge
+        would smear a tile cut by it into a long bright bar)."""
+        edge = np.concatenate([image[0], image[-1], image[:, 0], image[:, -1]])
+        fill = tuple(float(v) for v in np.median(edge.reshape(-1, edge.shape[-1] if edge.ndim > 1 else 1), axis=0))
+        return cv2.warpPerspective(image, self.homography, self.size, flags=cv2.INTER_LINEAR,
+                                   borderMode=cv2.BORDER_CONSTANT, borderValue=fill)
+
+
+def _apply(hm: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    p = np.asarray(pts, np.float64).reshape(-1, 2)
+    q = np.c_[p, np.ones(len(p))] @ hm.T
+    return (q[:, :2] / q[:, 2:3]).reshape(np.shape(pts)).astype(np.float32)
+
+
+def looks_level(boxes: list[np.ndarray]) -> bool:
+    """Whether every box (4×2 corners, label order) is a domino's shape as seen from above."""
+    if not boxes:
+        return True
+    length, width = _sides(np.stack(boxes)[None].astype(np.float64))
+    aspect = length[0] / np.maximum(width[0], 1e-6)
+    return bool(((aspect >= LEVEL_ASPECTS[0]) & (aspect <= LEVEL_ASPECTS[1])).all())
+
+
+def _sides(c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Length and width of boxes (...×4×2, label order: corners 0-1 and 2-3 are the ends)."""
+    d = lambda i, j: np.linalg.norm(c[..., i, :] - c[..., j, :], axis=-1)  # noqa: E731
+    return (d(0, 3) + d(1, 2)) / 2, (d(0, 1) + d(2, 3)) / 2
+
+
+def _keystone_maps(turns: np.ndarray, stretches: np.ndarray, keystones: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Every candidate's map in centred, scaled coordinates (k×3×3) and its (a, p, turn) (k×3)."""
+    t, a, p = (g.ravel() for g in np.meshgrid(turns, stretches, keystones, indexing="ij"))
+    c, s = np.cos(t), np.sin(t)
+    rot = np.zeros((len(t), 3, 3))
+    rot[:, 0, 0], rot[:, 0, 1], rot[:, 1, 0], rot[:, 1, 1], rot[:, 2, 2] = c, s, -s, c, 1
+    key = np.zeros((len(t), 3, 3))
+    key[:, 0, 0], key[:, 1, 1], key[:, 2, 1], key[:, 2, 2] = 1, a, p, 1
+    # turn the tilt onto v, level, turn back: the levelled picture keeps the picture's bearing
+    return np.transpose(rot, (0, 2, 1)) @ key @ rot, np.stack([a, p, t], 1)
+
+
+PIP_PATCH = 0.12
+"""Half the side of the patch a pip's shape is measured in, as a share of its tile's length: a
+pip of the densest layout (twelve to a half) is ~0.08 of the length across, ~0.12 from the next."""
+MIN_PIP_PIXELS = 14
+PIP_CONTRAST = 14.0
+
+
+def pip_shapes(image: np.ndarray, corners: list[np.ndarray], points: list[list[tuple[float, float]]]
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """Where the pips found lie in the picture (m×2) and the covariance of each one's pixels (m×2×2).
+
+    Why: a pip is a round dot on the face, so in a picture taken at an angle it is an ellipse
+    whose short axis runs along the tilt, shortened as the table is. Boxes are a poor measure of
+    that: the detector learnt tiles seen from above and boxes a squashed tile nearer a domino's
+    shape than it shows (copies of the real photos seen from 55 degrees: boxes 1.4-1.7 long per
+    wide on tiles ~1.15). `corners`: each tile's box in the picture; `points`: its pips, in the
+    coordinates of its crop (`rectify.rectify_tile`)."""
+    from .rectify import crop_homography
+
+    lab = None
+    centres, covs = [], []
+    for box, pts in zip(corners, points):
+        if not pts:
+            continue
+        if lab is None:
+            lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB).astype(np.float32)
+        box = np.asarray(box, np.float64)
+        length = float(np.linalg.norm(box[0] - box[3]) + np.linalg.norm(box[1] - box[2])) / 2
+        r = int(round(PIP_PATCH * length))
+        if r < 4:
+            continue
+        inv = np.linalg.inv(crop_homography(box.astype(np.float32)))
+        at = _apply(inv, np.array(pts, np.float64))
+        x0, y0 = np.floor(box.min(0)).astype(int)
+        x1, y1 = np.ceil(box.max(0)).astype(int)
+        tile = lab[max(0, y0):max(0, y1), max(0, x0):max(0, x1)]
+        if tile.size == 0:
+            continue
+        face = np.median(tile.reshape(-1, 3), axis=0)
+        for x, y in np.round(at).astype(int):
+            if not (r <= x < image.shape[1] - r and r <= y < image.shape[0] - r):
+                continue
+            dist = np.sqrt(((lab[y - r:y + r + 1, x - r:x + r + 1] - face) ** 2).sum(2))
+            if dist.max() < 2 * PIP_CONTRAST:
+                continue
+            mask = (dist > max(PIP_CONTRAST, dist.max() / 2)).astype(np.uint8)
+            n, lab_img, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+            if n < 2:
+                continue
+            k = 1 + int(np.argmin(((cents[1:] - r) ** 2).sum(1)))
+            bx, by, bw, bh, area = stats[k]
+            if area < MIN_PIP_PIXELS or bx == 0 or by == 0 or bx + bw > 2 * r or by + bh > 2 * r:
+                continue  # too few pixels to have a shape, or running out of the patch: not one pip
+            ys, xs = np.nonzero(lab_img == k)
+            covs.append(np.cov(np.stack([xs, ys]).astype(np.float64)))
+            centres.append((x - r + cents[k][0], y - r + cents[k][1]))
+    if not centres:
+        return np.zeros((0, 2)), np.zeros((0, 2, 2))
+    return np.array(centres, np.float64), np.array(covs)
+
+
+MIN_PIPS = 6
+"""Pip shapes needed before they, rather than the boxes alone, say how the picture was taken."""
+PIP_WEIGHT = 3.0
+
+
+def _roundness_err(maps: np.ndarray, at: np.ndarray, covs: np.ndarray) -> np.ndarray:
+    """Mean over pips of log(long axis / short axis)^2 of each pip's pixels mapped by each
+    candidate (k×3×3, centred and scaled coordinates; `at` and `covs` in the same): near 0
+    where the candidate makes the pips round."""
+    hom = np.concatenate([at, np.ones((len(at), 1))], 1)
+    q = np.einsum("kij,mj->kmi", maps, hom)
+    w = q[..., 2:3]
+    xy = q[..., :2] / w
+    # Jacobian of the map at each pip: (A - x' b^T) / w
+    jac = (maps[:, None, :2, :2] - xy[..., :, None] * maps[:, None, 2, None, :2]) / w[..., None]
+    c = jac @ covs[None] @ np.swapaxes(jac, -1, -2)
+    tr = c[..., 0, 0] + c[..., 1, 1]
+    det = np.maximum(c[..., 0, 0] * c[..., 1, 1] - c[..., 0, 1] ** 2, 1e-18)
+    disc = np.sqrt(np.maximum(tr * tr - 4 * det, 0))
+    ratio = (tr + disc) / np.maximum(tr - disc, 1e-18)  # long^2 / short^2
+    return ((0.5 * np.log(ratio)) ** 2).mean(1)
+
+
+def find_level_view(boxes: list[np.ndarray], width: int, height: int,
+                    pips: tuple[np.ndarray, np.ndarray] | None = None) -> LevelView | None:
+    """The view in which the boxes (4×2 corners each, in the picture's pixels) are most nearly
+    dominoes of one size seen from above, and the pips (`pip_shapes`) round, or None where the
+    boxes already look so or the view found is too near straight down to be worth a second
+    reading."""
+    if not boxes or looks_level(boxes):
+        return None
+    scale = float(max(width, height))
+    centre = np.array([width / 2, height / 2])
+    pts = (np.stack(boxes).astype(np.float64) - centre) / scale  # n×4×2
+    maps, params = _keystone_maps(TURNS, STRETCHES, KEYSTONES)
+    corners = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float64)
+    cn = (corners - centre) / scale
+    # a map that sends part of the picture to or past the horizon is no view of it
+    den = np.einsum("kj,nj->kn", maps[:, 2, :2], cn) + maps[:, 2, 2][:, None]
+    ok = (den > 0.35).all(1)
+    maps, params = maps[ok], params[ok]
+    hom = np.concatenate([pts, np.ones(pts.shape[:2] + (1,))], -1)  # n×4×3
+    q = np.einsum("kij,nmj->knmi", maps, hom)
+    q = q[..., :2] / q[..., 2:3]  # k×n×4×2
+    length, wide = _sides(q)
+    aspect_err = (np.log(length / np.maximum(wide, 1e-9)) - np.log(ASPECT)) ** 2
+    log_len = np.log(np.maximum(length, 1e-9))
+    size_err = log_len.var(1) if len(boxes) > 1 else np.zeros(len(maps))
+    cost = aspect_err.mean(1) + size_err + PRIOR * (np.log(params[:, 0]) ** 2 + params[:, 1] ** 2)
+    if pips is not None and len(pips[0]) >= MIN_PIPS:
+        at = (pips[0] - centre) / scale
+        cost = cost + PIP_WEIGHT * _roundness_err(maps, at, pips[1] / scale ** 2)
+    a, p, turn = params[int(np.argmin(cost))]
+    if a < MIN_STRETCH:
+        return None
+    return _level_view(float(a), float(p), float(turn), width, height)
+
+
+def _level_view(a: float, p: float, turn: float, width: int, height: int) -> LevelView:
+    """The picture-pixel homography for the candidate (a, p, turn), scaled and shifted so the
+    levelled picture starts at (0, 0) and holds at most MAX_PIXELS_GAIN times the pixels."""
+    scale = float(max(width, height))
+    centre = np.array([width / 2, height / 2])
+    m, _ = _keystone_maps(np.array([turn]), np.array([a]), np.array([p]))
+    to_norm = np.array([[1 / scale, 0, -centre[0] / scale], [0, 1 / scale, -centre[1] / scale], [0, 0, 1]])
+    hm = m[0] @ to_norm
+    corners = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float64)
+    out = _apply(hm, corners).astype(np.float64)
+    lo, hi = out.min(0), out.max(0)
+    # levelled units -> pixels: as many pixels per unit as the picture had, less if that is too many
+    k = scale
+    area = (hi - lo).prod() * k * k
+    if area > MAX_PIXELS_GAIN * width * height:
+        k *= np.sqrt(MAX_PIXELS_GAIN * width * height / area)
+    fit = np.array([[k, 0, -lo[0] * k], [0, k, -lo[1] * k], [0, 0, 1]])
+    size = (int(np.ceil((hi[0] - lo[0]) * k)), int(np.ceil((hi[1] - lo[1]) * k)))
+    return LevelView(fit @ hm, size, a, p, turn)
+
+
+__all__ = ["LevelView", "find_level_view", "looks_level"]
