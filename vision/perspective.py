@@ -28,12 +28,12 @@ LEVEL_ASPECTS = (1.8, 2.3)
 is left as it is (the development photos, all taken from above: 1.95-2.10 on every box)."""
 STRETCHES = np.array([1.0, 1.12, 1.25, 1.4, 1.6, 1.8, 2.05, 2.35, 2.7])
 """Candidate `a`: 1/cos of 0, 27, 37, 44, 51, 56, 61, 65 and 68 degrees off straight down."""
-KEYSTONES = np.linspace(-1.2, 1.2, 13)
+KEYSTONES = np.linspace(-2.4, 2.4, 25)
 TURNS = np.radians(np.arange(0, 180, 7.5))
 MIN_STRETCH = 1.12
-"""The levelling is applied only where the tilt found shortens the table by more than this
-(about 27 degrees off straight down): below, the detector reads tiles as they are."""
-PRIOR = 0.02
+"""The levelling is applied only where the view found lengthens the tiles across the tilt by more
+than this (about 27 degrees off straight down): below, the detector reads tiles as they are."""
+PRIOR = 0.002
 """Cost per unit of log(a)^2 + p^2: of two views that explain the boxes about as well, the
 one nearer straight down is taken (a lone tile cannot tell which way it was shortened)."""
 MAX_PIXELS_GAIN = 1.6
@@ -48,13 +48,12 @@ class LevelView:
 
     homography: np.ndarray  # 3x3, picture -> levelled
     size: tuple[int, int]  # levelled picture (w, h)
-    stretch: float  # a: 1/cos of the angle off straight down
+    stretch: float  # a: how much the middle of the picture is lengthened across the tilt
     keystone: float
     turn: float  # radians: the direction of the tilt in the picture
-
-    @property
-    def degrees(self) -> float:
-        return float(np.degrees(np.arccos(min(1.0, 1.0 / self.stretch))))
+    degrees: float = 0.0
+    """The angle off straight down at the tiles: arccos of how much shorter than wide the view
+    makes a round dot there."""
 
     def near(self, other: "LevelView") -> bool:
         """Whether two views differ too little for a second reading to be worth it."""
@@ -193,6 +192,29 @@ def _roundness_err(maps: np.ndarray, at: np.ndarray, covs: np.ndarray) -> np.nda
     return ((0.5 * np.log(ratio)) ** 2).mean(1)
 
 
+def _best_view(pts: np.ndarray, shapes: tuple[np.ndarray, np.ndarray] | None, corners: np.ndarray,
+               turns: np.ndarray, stretches: np.ndarray, keystones: np.ndarray) -> tuple[float, float, float]:
+    """The candidate (a, p, turn) of least cost for boxes `pts` (n×4×2) and pip `shapes`, all in
+    centred, scaled coordinates; `corners`: the picture's, which no candidate may send to or past
+    the horizon."""
+    maps, params = _keystone_maps(turns, stretches[stretches >= 1.0], keystones)
+    den = np.einsum("kj,nj->kn", maps[:, 2, :2], corners) + maps[:, 2, 2][:, None]
+    ok = (den > 0.35).all(1)
+    maps, params = maps[ok], params[ok]
+    hom = np.concatenate([pts, np.ones(pts.shape[:2] + (1,))], -1)  # n×4×3
+    q = np.einsum("kij,nmj->knmi", maps, hom)
+    q = q[..., :2] / q[..., 2:3]  # k×n×4×2
+    length, wide = _sides(q)
+    aspect_err = (np.log(length / np.maximum(wide, 1e-9)) - np.log(ASPECT)) ** 2
+    log_len = np.log(np.maximum(length, 1e-9))
+    size_err = log_len.var(1) if len(pts) > 1 else np.zeros(len(maps))
+    cost = aspect_err.mean(1) + size_err + PRIOR * (np.log(params[:, 0]) ** 2 + params[:, 1] ** 2)
+    if shapes is not None:
+        cost = cost + PIP_WEIGHT * _roundness_err(maps, *shapes)
+    a, p, turn = params[int(np.argmin(cost))]
+    return float(a), float(p), float(turn)
+
+
 def find_level_view(boxes: list[np.ndarray], width: int, height: int,
                     pips: tuple[np.ndarray, np.ndarray] | None = None) -> LevelView | None:
     """The view in which the boxes (4×2 corners each, in the picture's pixels) are most nearly
@@ -204,28 +226,28 @@ def find_level_view(boxes: list[np.ndarray], width: int, height: int,
     scale = float(max(width, height))
     centre = np.array([width / 2, height / 2])
     pts = (np.stack(boxes).astype(np.float64) - centre) / scale  # n×4×2
-    maps, params = _keystone_maps(TURNS, STRETCHES, KEYSTONES)
-    corners = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float64)
-    cn = (corners - centre) / scale
-    # a map that sends part of the picture to or past the horizon is no view of it
-    den = np.einsum("kj,nj->kn", maps[:, 2, :2], cn) + maps[:, 2, 2][:, None]
-    ok = (den > 0.35).all(1)
-    maps, params = maps[ok], params[ok]
-    hom = np.concatenate([pts, np.ones(pts.shape[:2] + (1,))], -1)  # n×4×3
-    q = np.einsum("kij,nmj->knmi", maps, hom)
-    q = q[..., :2] / q[..., 2:3]  # k×n×4×2
-    length, wide = _sides(q)
-    aspect_err = (np.log(length / np.maximum(wide, 1e-9)) - np.log(ASPECT)) ** 2
-    log_len = np.log(np.maximum(length, 1e-9))
-    size_err = log_len.var(1) if len(boxes) > 1 else np.zeros(len(maps))
-    cost = aspect_err.mean(1) + size_err + PRIOR * (np.log(params[:, 0]) ** 2 + params[:, 1] ** 2)
+    shapes = None
     if pips is not None and len(pips[0]) >= MIN_PIPS:
-        at = (pips[0] - centre) / scale
-        cost = cost + PIP_WEIGHT * _roundness_err(maps, at, pips[1] / scale ** 2)
-    a, p, turn = params[int(np.argmin(cost))]
-    if a < MIN_STRETCH:
+        shapes = ((pips[0] - centre) / scale, pips[1] / scale ** 2)
+    corners = (np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float64) - centre) / scale
+    a, p, turn = _best_view(pts, shapes, corners, TURNS, STRETCHES, KEYSTONES)
+    # then finer, around the best of the coarse grid
+    a, p, turn = _best_view(pts, shapes, corners, turn + np.radians(np.linspace(-4.5, 4.5, 7)),
+                            a * np.exp(np.linspace(-0.08, 0.08, 9)), p + np.linspace(-0.15, 0.15, 7))
+    view = _level_view(float(a), float(p), float(turn), width, height)
+    squash = _squash_at(view.homography, np.stack(boxes).reshape(-1, 2).mean(0))
+    if squash > 1 / MIN_STRETCH:
         return None
-    return _level_view(float(a), float(p), float(turn), width, height)
+    view.degrees = float(np.degrees(np.arccos(squash)))
+    return view
+
+
+def _squash_at(hm: np.ndarray, at: np.ndarray) -> float:
+    """How much shorter than wide the map's inverse makes a round dot at `at` (0-1]."""
+    d = np.array([[1.0, 0.0], [0.0, 1.0]])
+    jac = np.stack([(_apply(hm, at + e) - _apply(hm, at - e)) / 2 for e in d], 1).astype(np.float64)
+    s = np.linalg.svd(jac, compute_uv=False)
+    return float(s[1] / s[0])
 
 
 def _level_view(a: float, p: float, turn: float, width: int, height: int) -> LevelView:
