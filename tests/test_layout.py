@@ -254,7 +254,7 @@ def test_cli_audit_prints_json_and_draws(tmp_path, capsys, monkeypatch) -> None:
     cv2.imwrite(str(photo), scene.image)
 
     class LabelsAsDetector:
-        def recognize_loaded(self, img, set_max=None):
+        def recognize_loaded(self, img, set_max=None, level=False):
             up = [TileDetection(t.id, t.corners, 1.0, False, t.pips, 1.0) for t in scene.tiles if not t.face_down]
             down = [TileDetection(t.id, t.corners, 1.0, True) for t in scene.tiles if t.face_down]
             return Recognition(img.source, img.width, img.height, up, down, set_max or 9)

@@ -340,7 +340,7 @@ def test_the_live_service_adapter_answers_each_frame_with_an_overlay_then_events
     current = {}
 
     class Rec:
-        def recognize_loaded(self, img, set_max=None, tile_px=None):
+        def recognize_loaded(self, img, set_max=None, tile_px=None, level=False):
             return Recognition("f", img.width, img.height, oracle(plan.frames[current["i"]]), [], plan.set_max)
 
     live = LiveTracker(SimpleNamespace(set_max=plan.set_max, rules=plan.rules, players=plan.players,

@@ -46,7 +46,7 @@ def fake_recognizer(monkeypatch, filmed):
         def __init__(self, model=None):
             pass
 
-        def recognize_loaded(self, img, set_max=None, tile_px=None):
+        def recognize_loaded(self, img, set_max=None, tile_px=None, level=False):
             i = index[hashlib.sha1(img.bgr.tobytes()).hexdigest()]
             tiles = oracle(plan.frames[i])
             return Recognition("frame", img.width, img.height, tiles, [], plan.set_max)

@@ -298,7 +298,9 @@ class Recognizer:
                 t.corners = view.to_picture(t.corners) * img.scale
             again.width, again.height = img.width, img.height
             readings.append((again, view))
-        best, best_view = readings[-1]
+        # the levelled reading with the most faces, the later of equals (see LEVEL_ROUNDS)
+        best, best_view = max(reversed(readings[1:]), key=lambda rv: len(rv[0].tiles)) if len(readings) > 1 \
+            else readings[0]
         best.seconds = seconds
         if best_view is not None:
             best.warnings.append(f"taken at an angle (about {best_view.degrees:.0f} degrees off straight down): "
