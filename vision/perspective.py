@@ -127,28 +127,26 @@ def pip_shapes(image: np.ndarray, corners: list[np.ndarray], points: list[list[t
     coordinates of its crop (`rectify.rectify_tile`)."""
     from .rectify import crop_homography
 
-    lab = None
     centres, covs = [], []
+    h, w = image.shape[:2]
     for box, pts in zip(corners, points):
         if not pts:
             continue
-        if lab is None:
-            lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB).astype(np.float32)
         box = np.asarray(box, np.float64)
         length = float(np.linalg.norm(box[0] - box[3]) + np.linalg.norm(box[1] - box[2])) / 2
         r = int(round(PIP_PATCH * length))
         if r < 4:
             continue
-        inv = np.linalg.inv(crop_homography(box.astype(np.float32)))
-        at = _apply(inv, np.array(pts, np.float64))
-        x0, y0 = np.floor(box.min(0)).astype(int)
-        x1, y1 = np.ceil(box.max(0)).astype(int)
-        tile = lab[max(0, y0):max(0, y1), max(0, x0):max(0, x1)]
-        if tile.size == 0:
+        # the tile's neighbourhood alone, in Lab (the whole picture costs ~10 ms at 1280x720)
+        x0, y0 = np.maximum(np.floor(box.min(0)).astype(int) - r, 0)
+        x1, y1 = np.minimum(np.ceil(box.max(0)).astype(int) + r + 1, (w, h))
+        if x1 <= x0 or y1 <= y0:
             continue
-        face = np.median(tile.reshape(-1, 3), axis=0)
-        for x, y in np.round(at).astype(int):
-            if not (r <= x < image.shape[1] - r and r <= y < image.shape[0] - r):
+        lab = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2LAB).astype(np.float32)
+        face = np.median(lab[r:-r or None, r:-r or None].reshape(-1, 3), axis=0)
+        at = _apply(np.linalg.inv(crop_homography(box.astype(np.float32))), np.array(pts, np.float64))
+        for x, y in np.round(at).astype(int) - (x0, y0):
+            if not (r <= x < lab.shape[1] - r and r <= y < lab.shape[0] - r):
                 continue
             dist = np.sqrt(((lab[y - r:y + r + 1, x - r:x + r + 1] - face) ** 2).sum(2))
             if dist.max() < 2 * PIP_CONTRAST:
@@ -163,7 +161,7 @@ def pip_shapes(image: np.ndarray, corners: list[np.ndarray], points: list[list[t
                 continue  # too few pixels to have a shape, or running out of the patch: not one pip
             ys, xs = np.nonzero(lab_img == k)
             covs.append(np.cov(np.stack([xs, ys]).astype(np.float64)))
-            centres.append((x - r + cents[k][0], y - r + cents[k][1]))
+            centres.append((x0 + x - r + cents[k][0], y0 + y - r + cents[k][1]))
     if not centres:
         return np.zeros((0, 2)), np.zeros((0, 2, 2))
     return np.array(centres, np.float64), np.array(covs)
