@@ -136,9 +136,21 @@ def _covered_share(box: np.ndarray, others: list[np.ndarray], steps: int = 9) ->
            + uu[..., None] * ((1 - vv)[..., None] * b + vv[..., None] * c)).reshape(-1, 2)
     inside = np.zeros(len(pts), bool)
     for q in others:
-        hull = cv2.convexHull(q.astype(np.float32))
-        inside |= np.array([cv2.pointPolygonTest(hull, (float(x), float(y)), False) >= 0 for x, y in pts])
+        hull = cv2.convexHull(q.astype(np.float32))[:, 0].astype(np.float64)
+        inside |= _in_convex(pts, hull)
     return float(inside.mean())
+
+
+def _in_convex(pts: np.ndarray, hull: np.ndarray) -> np.ndarray:
+    """Which points lie inside or on a convex polygon (its vertices in order, either way round):
+    on the same side of every edge. (A point test per sample point cost ~20 ms a table frame.)"""
+    if len(hull) < 3:
+        return np.zeros(len(pts), bool)
+    edge = np.roll(hull, -1, axis=0) - hull  # m×2
+    rel = pts[:, None, :] - hull[None]  # n×m×2
+    cross = edge[None, :, 0] * rel[..., 1] - edge[None, :, 1] * rel[..., 0]
+    eps = 1e-9 * float(np.abs(edge).max() ** 2 + 1)
+    return (cross >= -eps).all(1) | (cross <= eps).all(1)
 
 
 def _heaviest_compatible(group: list[int], conflicts: dict[int, set[int]], weight: list[float]) -> set[int]:
