@@ -541,3 +541,47 @@ def test_cli_eval_layout_explains_what_it_got_wrong(capsys) -> None:
     assert isinstance(out["explained"], list)
     for x in out["explained"]:
         assert x["notes"] and isinstance(x["table"], int)
+
+
+def _misread_table(cost: float):
+    """A legal rendered double-12 table read exactly but for one layout tile, read with one end
+    a value off and its true reading as the reader's second at `cost`."""
+    from vision.synth.table import render_table
+    from vision.types import Recognition
+
+    scene = render_table(np.random.default_rng(5003), (1280, 960), 12, plant_kind=None)
+    layout = set(scene.layout["tiles"])
+    up = [TileDetection(t.id, t.corners, 1.0, False, t.pips, 1.0) for t in scene.tiles if not t.face_down]
+    down = [TileDetection(t.id, t.corners, 1.0, True) for t in scene.tiles if t.face_down]
+    rules = HouseRules.from_dict(scene.meta["rules"])
+    assert audit_detections(up, down, 12, rules)["violations"] == []
+    seen = {tuple(sorted(t.pips)) for t in up}
+    for victim in up:
+        if victim.id not in layout or victim.pips[0] == victim.pips[1]:
+            continue
+        wrong = ((victim.pips[0] + 1) % 13, victim.pips[1])
+        if tuple(sorted(wrong)) in seen or wrong[0] == wrong[1]:
+            continue
+        true = victim.pips
+        victim.pips, victim.second_readings = wrong, [(true, cost)]
+        if audit_detections(up, down, 12, rules)["violations"]:
+            return Recognition("table", 1280, 960, up, down, 12), victim, true, rules
+        victim.pips, victim.second_readings = true, []
+    raise AssertionError("no layout tile whose misreading breaks the layout")
+
+
+def test_a_misread_tile_whose_close_second_fits_the_layout_is_read_so_by_the_audit() -> None:
+    from vision.layout import audit_photo
+
+    rec, victim, true, rules = _misread_table(cost=0.1)
+    out = audit_photo(rec, 12, rules)
+    assert out["violations"] == []
+    assert victim.pips == true and any("close second" in n for n in victim.notes)
+
+
+def test_a_far_second_reading_does_not_explain_a_violation_away() -> None:
+    from vision.layout import audit_photo
+
+    rec, victim, true, rules = _misread_table(cost=0.5)
+    assert audit_photo(rec, 12, rules)["violations"]
+    assert victim.pips != true
