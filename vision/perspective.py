@@ -195,7 +195,11 @@ ROUND_PIPS = 0.88
 """Pips whose median short over long axis is at least this are round: the picture is seen from
 above and left as it is, whatever the boxes' shapes (a close-up of one tile filling the picture
 is boxed loosely: levelling the real double-6 tile photos by their boxes alone read 0.986 of
-them exactly instead of 0.998; on the development photos, all from above, the median is 0.97)."""
+them exactly instead of 0.998). Pips are a noisy measure on their own: on the development
+photos, all from above, the median per photo is 0.76-0.98 (messenger-compressed photos lowest),
+so they are only measured where some box is out of shape (`looks_level`): measuring them on every
+photo levelled one of those, and copies tilted sideways whose boxes all look 2:1 would read
+better (exact tile 0.899 → 0.944)."""
 PIP_WEIGHT = 3.0
 
 
