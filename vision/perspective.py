@@ -5,8 +5,9 @@ smaller towards the far edge. The detector learnt tiles seen nearly from above: 
 real photos seen from 55-65 degrees its boxes come out a tile's end short and tiles are missed
 (`scripts/stress_real.py`). Training for such views on the CPU pulled the detector off what it read
 well (models/README.md, session 25), so the view is undone instead, from what every photo of one set
-shares: each face is twice as long as wide, and all are the same size. The tilt that makes the
-boxes found so is searched for, the picture is warped by it, and the tiles are read again there.
+shares: each face is twice as long as wide, all are the same size, and every pip is round. The
+tilt that makes the boxes and pips found so is searched for, the picture is warped by it, and the
+tiles are read again there.
 
 The search runs over a symmetric keystone in any direction: in coordinates centred on the picture
 and turned so the tilt runs along v, (u, v) -> (u, a v) / (1 + p v), where `a` undoes the
