@@ -71,7 +71,7 @@ class LevelView:
         """The levelled picture; outside the picture, its edges' median colour (repeating the edge
         would smear a tile cut by it into a long bright bar)."""
         edge = np.concatenate([image[0], image[-1], image[:, 0], image[:, -1]])
-        fill = tuple(float(v) for v in np.median(edge.reshape(-1, edge.shape[-1] if edge.ndim > 1 else 1), axis=0))
+        fill = tuple(float(v) for v in np.median(edge.reshape(len(edge), -1), axis=0))
         return cv2.warpPerspective(image, self.homography, self.size, flags=cv2.INTER_LINEAR,
                                    borderMode=cv2.BORDER_CONSTANT, borderValue=fill)
 
@@ -253,8 +253,8 @@ def find_level_view(boxes: list[np.ndarray], width: int, height: int,
     reading."""
     if looks_level(boxes):
         return None
-    shapes = None
-    if pips is not None and len(pips[0]) >= MIN_PIPS:
+    measured = pips is not None and len(pips[0]) >= MIN_PIPS
+    if measured:
         # the pips decide: round, it was seen from above whatever the boxes' shapes; squashed, at
         # an angle, though the boxes be nearer a domino's shape than the tiles (the detector
         # learnt tiles seen from above: rendered hands seen from 50-60 degrees, pips 0.45-0.58,
@@ -267,7 +267,8 @@ def find_level_view(boxes: list[np.ndarray], width: int, height: int,
     scale = float(max(width, height))
     centre = np.array([width / 2, height / 2])
     pts = (np.stack(boxes).astype(np.float64) - centre) / scale  # n×4×2
-    if pips is not None and len(pips[0]) >= MIN_PIPS:
+    shapes = None
+    if measured:
         some = np.linspace(0, len(pips[0]) - 1, min(len(pips[0]), MAX_PIPS)).round().astype(int)
         shapes = ((pips[0][some] - centre) / scale, pips[1][some] / scale ** 2)
     corners = (np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float64) - centre) / scale

@@ -7,6 +7,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
 
+import numpy as np
+
 from .capture import small_tiles_warning
 from .correct import apply_rules, second_readings, drop_duplicate_boxes, drop_overlapping_boxes, infer_set_max
 from .detector import CLASS_BACK, TileDetector
@@ -276,17 +278,16 @@ class Recognizer:
     def levelled(self, img: LoadedImage, rec: Recognition, set_max: int | None = None) -> Recognition:
         """`rec` read again on the picture levelled (`vision.perspective.find_level_view`), its
         corners mapped back to the photo's pixels, where the boxes show the photo was taken at an
-        angle. Of the readings made, the one with the most faces is kept, then the one whose boxes
-        the detector is surest of: it learnt tiles seen from above, and is less sure of tiles
-        seen at an angle (real copies seen from 65 degrees: median 0.6-0.9, from above 0.95)."""
+        angle. Of the levelled readings, the one with the most faces is kept, the later of equals
+        (a second round may go astray where the first read well: a real copy seen from 45 degrees
+        lost a tile in it)."""
         readings: list[tuple[Recognition, LevelView | None]] = [(rec, None)]
         seconds, view, again = rec.seconds, None, rec
         for _ in range(LEVEL_ROUNDS):
             boxes = [t.corners / img.scale for t in again.tiles + again.face_down]
             if looks_level(boxes):
                 break
-            pips = pip_shapes(img.bgr, [t.corners / img.scale for t in again.tiles],
-                              [[p[:2] for p in t.pip_points] for t in again.tiles])
+            pips = pip_shapes(img.bgr, boxes[:len(again.tiles)], [[p[:2] for p in t.pip_points] for t in again.tiles])
             found = find_level_view(boxes, img.bgr.shape[1], img.bgr.shape[0], pips)
             if found is None or (view is not None and found.near(view)):
                 break
@@ -294,11 +295,13 @@ class Recognizer:
             flat = LoadedImage(view.warp(img.bgr), 1.0, view.size[0], view.size[1], img.source)
             again = self._read(flat, set_max)
             seconds += again.seconds
-            for t in again.tiles + again.face_down:
-                t.corners = view.to_picture(t.corners) * img.scale
+            found_here = again.tiles + again.face_down
+            if found_here:
+                back = view.to_picture(np.stack([t.corners for t in found_here])) * img.scale
+                for t, c in zip(found_here, back):
+                    t.corners = c
             again.width, again.height = img.width, img.height
             readings.append((again, view))
-        # the levelled reading with the most faces, the later of equals (see LEVEL_ROUNDS)
         best, best_view = max(reversed(readings[1:]), key=lambda rv: len(rv[0].tiles)) if len(readings) > 1 \
             else readings[0]
         best.seconds = seconds
@@ -306,10 +309,6 @@ class Recognizer:
             best.warnings.append(f"taken at an angle (about {best_view.degrees:.0f} degrees off straight down): "
                                  "read on a levelled view of the photo")
         return best
-
-
-def _mean_confidence(rec: Recognition) -> float:
-    return sum(t.confidence for t in rec.tiles) / len(rec.tiles) if rec.tiles else 0.0
 
 
 def backed_costs(seconds: list[tuple[tuple[int, int], float]], pips: tuple[int, int], probs
