@@ -4,6 +4,7 @@ from __future__ import annotations
 import io
 import struct
 import zlib
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -87,3 +88,32 @@ def test_png_with_alpha_loads_as_colour():
     Image.new("RGBA", (50, 40), (10, 20, 30, 128)).save(buf, "PNG")
     img = load_image(buf.getvalue())
     assert img.bgr.shape == (40, 50, 3)
+
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def test_heic_photo_comes_upright_at_the_size_a_jpeg_of_it_would_decode():
+    """HEIC stores a phone's turn as a transform the decoder applies; the 3200x2400 photo is then
+    shrunk by 2, as libjpeg's reduced decode would shrink a JPEG of it."""
+    img = load_image(FIXTURES / "hand_3200x2400.heic")
+    assert (img.width, img.height) == (3200, 2400)
+    assert img.bgr.shape == (1200, 1600, 3)
+    assert img.scale == pytest.approx(2.0)
+
+
+def test_avif_photo_honours_its_exif_orientation():
+    img = load_image(FIXTURES / "hand_1280x960.avif")
+    assert (img.width, img.height) == (1280, 960) and img.bgr.shape == (960, 1280, 3)
+
+
+def test_truncated_heic_is_refused():
+    data = (FIXTURES / "hand_3200x2400.heic").read_bytes()
+    with pytest.raises(ImageError, match="corrupt|truncated|cannot read"):
+        load_image(data[: len(data) // 2])
+
+
+def test_file_that_only_claims_to_be_heic_is_refused():
+    fake = b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + b"\x00" * 64
+    with pytest.raises(ImageError):
+        load_image(fake)

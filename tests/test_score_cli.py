@@ -79,3 +79,25 @@ def test_a_small_picture_is_enlarged_at_most_twice_for_the_detector():
     det = get_recognizer().detector
     assert det._first_long_side(np.zeros((100, 80, 3), np.uint8)) == 200
     assert det._first_long_side(np.zeros((720, 1280, 3), np.uint8)) == 320
+
+
+FIXTURES = REPO / "tests" / "fixtures"
+DEMO_TILES = [[1, 9], [2, 12], [5, 6], [5, 8], [6, 10], [8, 9], [10, 12]]
+
+
+@pytest.mark.parametrize("name", ["hand_3200x2400.heic", "hand_1280x960.avif"])
+def test_heic_and_avif_phone_photos_are_scored_like_the_jpeg(name):
+    """iPhones save HEIC by default, some Android phones HEIF or AVIF. The fixtures are the demo
+    hand (`datasets/demo/hand.jpg`, total 103) saved by `scripts/make_photo_fixtures.py` as a
+    phone saves a photo held upright: pixels turned, the turn recorded for the viewer to undo."""
+    proc = _run("score", "--json", str(FIXTURES / name))
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    row = json.loads(proc.stdout)
+    assert sorted(sorted(t["pips"]) for t in row["tiles"]) == DEMO_TILES
+    assert row["total"] == 103
+    jpeg = json.loads(_run("score", "--json", str(REPO / "datasets" / "demo" / "hand.jpg")).stdout)
+    scale = 3200 / 1280 if name.endswith(".heic") else 1.0
+    # corners in the photo's own (upright) pixels: the JPEG's, scaled
+    centres = sorted(np.mean(t["corners"], 0).round(-1).tolist() for t in row["tiles"])
+    want = sorted((np.mean(t["corners"], 0) * scale).round(-1).tolist() for t in jpeg["tiles"])
+    assert np.abs(np.array(centres) - np.array(want)).max() <= 0.01 * 1280 * scale

@@ -11,6 +11,7 @@ import io
 import json
 import struct
 import zlib
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -115,6 +116,15 @@ def test_score_answers_the_cli_keys_a_hand_id_and_an_annotated_jpeg(client, hand
     assert head == "data:image/jpeg;base64"
     picture = cv2.imdecode(np.frombuffer(base64.b64decode(b64), np.uint8), cv2.IMREAD_COLOR)
     assert picture is not None and picture.shape[1] * 960 == picture.shape[0] * 1280  # same aspect as the photo
+
+
+def test_score_takes_an_iphone_heic_photo(client):
+    """Uploaded as the phone saved it (HEIC, turned by a transform), scored upright in its own pixels."""
+    data = (Path(__file__).resolve().parent / "fixtures" / "hand_3200x2400.heic").read_bytes()
+    r = client.post("/api/v1/score", files=_photo(data, "IMG_0001.HEIC", "image/heic"))
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert (body["width"], body["height"]) == (3200, 2400) and body["total"] == 103
 
 
 def test_score_agrees_with_the_cli_on_the_same_photo(client, hand_jpeg, tmp_path, capsys):

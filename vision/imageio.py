@@ -4,6 +4,12 @@ Phone photos are 12-108 MP; decoding a JPEG at 1/2, 1/4 or 1/8 scale inside libj
 costs a fraction of the time and memory of a full decode, and tiles in such photos are
 hundreds of pixels long, so nothing readable is lost. Every failure becomes an
 `ImageError` with a one-line message; nothing here raises anything else.
+
+iPhones save their photos as HEIC by default, and some Android phones as HEIF or AVIF: a
+hand photographed at the end of a round comes in whichever the phone chose. HEIC/HEIF decode
+through pi-heif (libheif with its HEVC decoder, decode only), AVIF through Pillow's own
+plugin; both decode in full, then are shrunk to the size the JPEG path would have decoded
+(`_reduction`), so a photo reads alike whatever format it was saved in.
 """
 from __future__ import annotations
 
@@ -40,8 +46,40 @@ class ImageError(ValueError):
 _SIGNATURES = (b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n", b"GIF87a", b"GIF89a", b"BM", b"II*\x00", b"MM\x00*")
 
 
+# ISO base-media files (HEIC, HEIF, AVIF) open with a 'ftyp' box naming their brand.
+_HEIF_BRANDS = (b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"hevm", b"hevs", b"mif1", b"msf1",
+                b"avif", b"avis")
+FULL_DECODE_FORMATS = ("HEIF", "AVIF")
+"""Formats no reduced decode exists for: decoded in full by Pillow, then shrunk (`_reduction`)."""
+
+
 def _looks_like_image(data: bytes) -> bool:
-    return data.startswith(_SIGNATURES) or (data[:4] == b"RIFF" and data[8:12] == b"WEBP")
+    return data.startswith(_SIGNATURES) or (data[:4] == b"RIFF" and data[8:12] == b"WEBP") or \
+        (data[4:8] == b"ftyp" and data[8:12] in _HEIF_BRANDS)
+
+
+def _register_heif() -> bool:
+    """Teach Pillow to open HEIC/HEIF (once). False where pi-heif is not installed."""
+    try:
+        import pi_heif
+    except ImportError:
+        return False
+    # only the photo itself: no depth map, auxiliary image or thumbnail decoded beside it
+    pi_heif.options.DEPTH_IMAGES = pi_heif.options.AUX_IMAGES = pi_heif.options.THUMBNAILS = False
+    pi_heif.register_heif_opener()
+    return True
+
+
+_HEIF_READY = _register_heif()
+
+
+def _reduction(long_side: int, target_long_side: int) -> int:
+    """The power of two (at most 8) a photo is shrunk by: the largest that keeps its long side at
+    `target_long_side` or more."""
+    factor = 1
+    while factor < 8 and long_side / (factor * 2) >= target_long_side:
+        factor *= 2
+    return factor
 
 
 @dataclass
@@ -85,6 +123,11 @@ def load_image(src: str | Path | bytes, name: str | None = None, target_long_sid
             except Exception:  # broken EXIF is common in messenger photos; ignore it
                 orientation = 1
     except UnidentifiedImageError:
+        if data[4:8] == b"ftyp":  # a HEIF brand (`_looks_like_image`) whose boxes do not parse
+            if not _HEIF_READY:
+                raise ImageError(f"{label}: HEIC/HEIF photos need the pi-heif package (pip install pi-heif)",
+                                 "not_image") from None
+            raise ImageError(f"{label}: HEIC/HEIF/AVIF data is corrupt or truncated") from None
         raise ImageError(f"{label}: not an image (unrecognised file type)", "not_image") from None
     except Exception as exc:  # noqa: BLE001 - any parser failure means "not readable"
         raise ImageError(f"{label}: cannot read image header ({type(exc).__name__})") from None
@@ -94,15 +137,17 @@ def load_image(src: str | Path | bytes, name: str | None = None, target_long_sid
         limit = (MAX_PIXELS_JPEG if is_jpeg else MAX_PIXELS_OTHER) / 1e6
         raise ImageError(f"{label}: image is {pixels / 1e6:.0f} megapixels, over the {limit:.0f} MP limit for {fmt}",
                          "too_large")
-    factor = 1
-    if is_jpeg:
-        while factor < 8 and max(w0, h0) / (factor * 2) >= target_long_side:
-            factor *= 2
-    buf = np.frombuffer(data, np.uint8)
-    flags = _REDUCED[factor] | cv2.IMREAD_IGNORE_ORIENTATION
-    bgr = cv2.imdecode(buf, flags)
-    if bgr is None and fmt in ("PNG", "JPEG", "WEBP", "BMP", "TIFF", "MPO", "GIF"):
-        bgr = _decode_with_pil(data, label)
+    factor = _reduction(max(w0, h0), target_long_side) if is_jpeg or fmt in FULL_DECODE_FORMATS else 1
+    if fmt in FULL_DECODE_FORMATS:
+        bgr = _decode_heif(data) if fmt == "HEIF" else _decode_with_pil(data, label)
+        if bgr is not None and factor > 1:
+            h, w = bgr.shape[:2]
+            bgr = cv2.resize(bgr, (max(1, round(w / factor)), max(1, round(h / factor))), interpolation=cv2.INTER_AREA)
+    else:
+        buf = np.frombuffer(data, np.uint8)
+        bgr = cv2.imdecode(buf, _REDUCED[factor] | cv2.IMREAD_IGNORE_ORIENTATION)
+        if bgr is None and fmt in ("PNG", "JPEG", "WEBP", "BMP", "TIFF", "MPO", "GIF"):
+            bgr = _decode_with_pil(data, label)
     if bgr is None:
         raise ImageError(f"{label}: image data is corrupt or truncated")
     if is_jpeg and _looks_truncated(data):
@@ -127,6 +172,22 @@ def _decode_with_pil(data: bytes, label: str) -> np.ndarray | None:
         return np.ascontiguousarray(rgb[..., ::-1])
     except Exception:  # noqa: BLE001
         return None
+
+
+def _decode_heif(data: bytes) -> np.ndarray | None:
+    """HEIC/HEIF straight to BGR through pi-heif (its transforms applied, as on the phone's screen):
+    about 50 ms less than through Pillow on a 7.7 MP photo."""
+    import pi_heif
+
+    try:
+        heif = pi_heif.open_heif(io.BytesIO(data), convert_hdr_to_8bit=True, bgr_mode=True)
+        # a copy while `heif` lives: a view of its buffer outlives the decoded image (a crash)
+        arr = np.array(heif, copy=True)
+    except Exception:  # noqa: BLE001 - libheif raises several types for a damaged file
+        return None
+    if arr.ndim == 2:
+        arr = cv2.cvtColor(arr, cv2.COLOR_GRAY2BGR)
+    return np.ascontiguousarray(arr[..., :3])
 
 
 def _apply_orientation(img: np.ndarray, o: int) -> np.ndarray:
