@@ -126,6 +126,20 @@ def test_uploading_a_hand_photo_shows_the_score(server, tmp_path):
         assert not errors, errors
 
 
+def test_an_iphone_heic_photo_is_scored_and_shown(server, tmp_path):
+    """Chromium cannot show a HEIC file itself: the page shows the server's annotated picture."""
+    with chromium(tmp_path) as browser:
+        page = browser.new_page()
+        errors = _watch_errors(page)
+        page.goto(server + "/")
+        page.set_input_files("#hand-photo", str(ROOT / "tests" / "fixtures" / "hand_3200x2400.heic"))
+        page.wait_for_function("/^\\d+$/.test(document.querySelector('#hand-score').textContent)", timeout=30_000)
+        assert page.text_content("#hand-detail").startswith("7 tiles, 103 pips")
+        page.wait_for_function("document.querySelector('#hand-img').src.startsWith('data:image/jpeg')", timeout=10_000)
+        assert page.eval_on_selector("#hand-img", "img => img.naturalWidth > 0")
+        assert not errors, errors
+
+
 def test_the_live_view_shows_events_from_the_camera(server, tmp_path):
     from vision.synth.scene import render_hand
 
