@@ -117,3 +117,31 @@ def test_file_that_only_claims_to_be_heic_is_refused():
     fake = b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + b"\x00" * 64
     with pytest.raises(ImageError):
         load_image(fake)
+
+
+def _with_thumbnail(jpeg: bytes) -> bytes:
+    """`jpeg` with an APP1 segment holding a whole small JPEG, as a camera embeds its thumbnail."""
+    thumb = _jpeg(32, 24)
+    body = b"Exif\x00\x00" + thumb
+    return jpeg[:2] + b"\xff\xe1" + (len(body) + 2).to_bytes(2, "big") + body + jpeg[2:]
+
+
+def test_motion_photo_with_its_video_after_the_jpeg_is_read():
+    """Pixel and Samsung motion photos append a video after the JPEG's end marker; they were
+    refused as truncated because the file did not end with the marker."""
+    video = b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00isommp42" + bytes(range(256)) * 64
+    img = load_image(_with_thumbnail(_jpeg(320, 240)) + video)
+    assert img.bgr.shape == (240, 320, 3)
+
+
+def test_truncated_jpeg_is_refused_though_its_thumbnail_is_whole():
+    data = _with_thumbnail(_jpeg(640, 480, quality=95))
+    with pytest.raises(ImageError, match="truncated|corrupt"):
+        load_image(data[: len(data) - 200])
+
+
+def test_progressive_jpeg_is_read_whole_and_refused_cut():
+    data = _jpeg(640, 480, progressive=True, quality=90)
+    assert load_image(data).bgr.shape == (480, 640, 3)
+    with pytest.raises(ImageError, match="truncated|corrupt"):
+        load_image(data[: len(data) * 2 // 3])

@@ -160,8 +160,26 @@ def load_image(src: str | Path | bytes, name: str | None = None, target_long_sid
 
 
 def _looks_truncated(data: bytes) -> bool:
-    tail = data[-64:].rstrip(b"\x00\r\n ")
-    return not tail.endswith(b"\xff\xd9")
+    """Whether a JPEG's own data stops before its end-of-image marker. The file's last bytes say
+    nothing: phones append things after the marker (a Pixel or Samsung motion photo's video, a
+    Samsung trailer), and such photos were refused as truncated. The marker is looked for from
+    the first scan on, past the header segments, where the thumbnail a camera embeds in its EXIF
+    (a whole JPEG, end marker included) cannot pass for it; in the scans themselves a 0xFF byte
+    is always followed by 0x00 or a marker, so the first end marker there is the image's own."""
+    i, n = 2, len(data)
+    while i + 4 <= n:
+        if data[i] != 0xFF:
+            return True  # the segment chain is broken
+        marker = data[i + 1]
+        if marker == 0xFF:  # fill byte
+            i += 1
+        elif marker == 0xDA:  # start of scan: the end marker must follow
+            return data.find(b"\xff\xd9", i) < 0
+        elif 0xD0 <= marker <= 0xD7 or marker == 0x01:  # markers without a length
+            i += 2
+        else:
+            i += 2 + int.from_bytes(data[i + 2:i + 4], "big")
+    return True
 
 
 def _decode_with_pil(data: bytes, label: str) -> np.ndarray | None:
