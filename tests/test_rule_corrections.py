@@ -47,6 +47,29 @@ def test_a_duplicate_without_a_plausible_second_reading_is_reported_not_hidden()
     assert warnings and "appears twice" in warnings[0]
 
 
+def test_a_duplicate_read_five_times_is_reported_with_its_count():
+    """A real webcam photo (DomiBot's PIEZAS_TEST2) shows five 6-6 tiles of several sets; the
+    warning said the tile "appears twice"."""
+    sure = _reading([0.99] * 6, [0.99] * 6)
+    tiles = [_tile(i) for i in range(5)]
+    warnings = apply_rules(tiles, [sure] * 5, set_max=6, threshold=T)
+    assert all(t.pips == (6, 6) for t in tiles)
+    assert warnings == ["tile 6-6 appears 5 times; a set has one of each, so two sets are mixed "
+                        "or one of them is misread"]
+
+
+def test_a_duplicate_no_reading_resolves_does_not_stop_the_others_being_resolved():
+    """Before, the first duplicate without a cheap second reading ended the search, and a later
+    misread that a second reading would have mended stayed a duplicate."""
+    sure22 = _reading([0.99] * 2, [0.99] * 2)
+    sure34 = _reading([0.95] * 3, [0.95] * 4)
+    unsure34 = _reading([0.95] * 3, [0.95] * 3 + [0.55])
+    tiles = [_tile(i) for i in range(4)]
+    warnings = apply_rules(tiles, [sure22, sure22, sure34, unsure34], set_max=6, threshold=T)
+    assert [t.pips for t in tiles] == [(2, 2), (2, 2), (3, 4), (3, 3)]
+    assert len(warnings) == 1 and warnings[0].startswith("tile 2-2 appears twice")
+
+
 def test_the_set_is_inferred_from_the_highest_value_read():
     assert infer_set_max([5]) == 12
     assert infer_set_max([13]) == 15

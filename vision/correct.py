@@ -194,6 +194,11 @@ def second_readings(pips: tuple[int, int], reading: TileReading, set_max: int, t
     return sorted(out, key=lambda a: a[1])
 
 
+MAX_DUPLICATE_FIXES = 3
+"""Duplicates one photo's readings may be corrected (the loop's bound before session 27, when a
+duplicate no cheap second reading resolved also ended it, leaving any other unexamined)."""
+
+
 def apply_rules(tiles: list[TileDetection], readings: list[TileReading], set_max: int, threshold: float) -> list[str]:
     """Fix values in place on `tiles` (parallel to `readings`); returns warnings for the photo.
 
@@ -209,12 +214,18 @@ def apply_rules(tiles: list[TileDetection], readings: list[TileReading], set_max
         t.pips = (a, b)
         t.pip_confidence = r.confidence
 
-    # each tile exists once in a set: resolve duplicates by the cheapest second reading
-    for _round in range(3):
+    # each tile exists once in a set: resolve duplicates by the cheapest second reading (at most
+    # MAX_DUPLICATE_FIXES of them); an identity no cheap second reading resolves is reported once,
+    # with how many times it was read, and the others are still looked at
+    unresolved: set[tuple[int, int]] = set()
+    fixes = 0
+    while fixes < MAX_DUPLICATE_FIXES:
         seen: dict[tuple[int, int], int] = {}
         dup = None
         for i, t in enumerate(tiles):
             k = _key(t.pips)
+            if k in unresolved:
+                continue
             if k in seen:
                 dup = (seen[k], i)
                 break
@@ -236,11 +247,16 @@ def apply_rules(tiles: list[TileDetection], readings: list[TileReading], set_max
                 if best is None or cost < best[0]:
                     best = (cost, cand_t)
         if best is None:
-            warnings.append(f"tile {tiles[loser].pips[0]}-{tiles[loser].pips[1]} appears twice; "
-                            "one of them is probably misread")
-            break
+            unresolved.add(_key(tiles[loser].pips))
+            continue
         old = tiles[loser].pips
         tiles[loser].pips = best[1]
         tiles[loser].notes.append(f"read {old[0]}-{old[1]}, which another tile already is; "
                                   f"corrected to {best[1][0]}-{best[1][1]}")
+        fixes += 1
+    for k in sorted(unresolved):
+        n = sum(1 for t in tiles if _key(t.pips) == k)
+        times = "twice" if n == 2 else f"{n} times"
+        warnings.append(f"tile {k[1]}-{k[0]} appears {times}; a set has one of each, so two sets are mixed "
+                        "or one of them is misread")
     return warnings
