@@ -306,7 +306,6 @@ function renderRoundForm() {
       { type: "number", min: 0, inputMode: "numeric", placeholder: "points", required: true });
     points.setAttribute("aria-label", `points for ${name}`);
     const photo = Object.assign(document.createElement("input"), { type: "file", accept: "image/*,.heic,.heif,.avif" });
-    photo.setAttribute("capture", "environment");
     const photoLabel = document.createElement("label");
     photoLabel.append("or photo", photo);
     const read = cell("span", "");
