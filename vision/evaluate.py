@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .imageio import ImageError
+from .imageio import IMAGE_SUFFIXES, ImageError
 from .onnx_yolo import ModelError, polygon_iou
 
 
@@ -221,7 +221,7 @@ def eval_single_tiles(folder: Path, recognizer, per_class: int | None = None, se
     """Photos of one tile each (identity in the path): found rate, exact identity, per-end accuracy."""
     groups: dict[tuple[int, int], list[Path]] = {}
     for p in sorted(Path(folder).rglob("*")):
-        if p.suffix.lower() in (".jpg", ".jpeg", ".png") and (ident := crop_identity(p)) is not None:
+        if p.suffix.lower() in IMAGE_SUFFIXES and (ident := crop_identity(p)) is not None:
             groups.setdefault(ident, []).append(p)
     n = found = exact = ends = 0
     confusions: dict[str, int] = {}

@@ -26,6 +26,8 @@ TARGET_LONG_SIDE = 1600
 MAX_PIXELS_JPEG = 250_000_000  # JPEGs decode reduced, so very large ones are fine
 MAX_PIXELS_OTHER = 50_000_000  # PNG/WebP/etc decode in full: refuse bombs
 MAX_BYTES = 60 * 1024 * 1024
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff", ".heic", ".heif", ".avif"}
+"""File names taken for photos where a folder is read (`watch FOLDER`, `eval --single-tiles`)."""
 
 _REDUCED = {1: cv2.IMREAD_COLOR, 2: cv2.IMREAD_REDUCED_COLOR_2, 4: cv2.IMREAD_REDUCED_COLOR_4, 8: cv2.IMREAD_REDUCED_COLOR_8}
 

@@ -20,7 +20,8 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff", ".heic", ".heif", ".avif"}
+from .imageio import IMAGE_SUFFIXES
+
 VIDEO_SUFFIXES = {".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v", ".mpg", ".mpeg", ".wmv"}
 STREAM_SCHEMES = ("http://", "https://", "rtsp://", "rtsps://", "rtmp://", "udp://", "tcp://")
 DEFAULT_FOLDER_FPS = 10.0
