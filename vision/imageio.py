@@ -52,7 +52,8 @@ _SIGNATURES = (b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n", b"GIF87a", b"GIF89a", b"BM
 _HEIF_BRANDS = (b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"hevm", b"hevs", b"mif1", b"msf1",
                 b"avif", b"avis")
 FULL_DECODE_FORMATS = ("HEIF", "AVIF")
-"""Formats no reduced decode exists for: decoded in full by Pillow, then shrunk (`_reduction`)."""
+"""Formats no reduced decode exists for: decoded in full (HEIF by pi-heif, AVIF by Pillow), then
+shrunk (`_reduction`)."""
 
 
 def _looks_like_image(data: bytes) -> bool:
