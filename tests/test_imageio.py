@@ -145,3 +145,10 @@ def test_progressive_jpeg_is_read_whole_and_refused_cut():
     assert load_image(data).bgr.shape == (480, 640, 3)
     with pytest.raises(ImageError, match="truncated|corrupt"):
         load_image(data[: len(data) * 2 // 3])
+
+
+def test_a_video_sent_for_a_photo_is_not_an_image():
+    """An MP4 or a Live Photo's MOV opens with an 'ftyp' box as a HEIC does, but names no image brand."""
+    for brand in (b"isom", b"mp42", b"qt  "):
+        with pytest.raises(ImageError, match="not an image"):
+            load_image(b"\x00\x00\x00\x18ftyp" + brand + b"\x00\x00\x02\x00" + b"\x00" * 200)
