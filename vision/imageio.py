@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import cv2
@@ -61,8 +62,11 @@ def _looks_like_image(data: bytes) -> bool:
         (data[4:8] == b"ftyp" and data[8:12] in _HEIF_BRANDS)
 
 
-def _register_heif() -> bool:
-    """Teach Pillow to open HEIC/HEIF (once). False where pi-heif is not installed."""
+@lru_cache(maxsize=1)
+def _heif_ready() -> bool:
+    """Teach Pillow to open HEIC/HEIF, the first time such a file comes (importing pi-heif and
+    its libraries costs ~35 ms, which a JPEG-only run need not pay). False where pi-heif is not
+    installed."""
     try:
         import pi_heif
     except ImportError:
@@ -72,8 +76,6 @@ def _register_heif() -> bool:
     pi_heif.register_heif_opener()
     return True
 
-
-_HEIF_READY = _register_heif()
 
 
 def _reduction(long_side: int, target_long_side: int) -> int:
@@ -115,6 +117,7 @@ def load_image(src: str | Path | bytes, name: str | None = None, target_long_sid
         raise ImageError(f"{label}: file is {len(data) / 1e6:.0f} MB, over the {MAX_BYTES // 2**20} MB limit", "too_large")
     if not _looks_like_image(data):
         raise ImageError(f"{label}: not an image (unrecognised file type)", "not_image")
+    heif_ready = data[4:8] == b"ftyp" and _heif_ready()  # (a HEIF brand: see `_looks_like_image`)
     try:
         Image.MAX_IMAGE_PIXELS = None  # we apply our own limits below, per format
         with Image.open(io.BytesIO(data)) as im:
@@ -127,7 +130,7 @@ def load_image(src: str | Path | bytes, name: str | None = None, target_long_sid
                 orientation = 1
     except UnidentifiedImageError:
         if data[4:8] == b"ftyp":  # a HEIF brand (`_looks_like_image`) whose boxes do not parse
-            if not _HEIF_READY:
+            if not heif_ready:
                 raise ImageError(f"{label}: HEIC/HEIF photos need the pi-heif package (pip install pi-heif)",
                                  "not_image") from None
             raise ImageError(f"{label}: HEIC/HEIF/AVIF data is corrupt or truncated") from None
