@@ -31,6 +31,8 @@ class ImageScore:
     error: str | None = None
     read: list[list[int]] = field(default_factory=list)
     truth: list[list[int]] = field(default_factory=list)
+    true_face_down: int | None = None  # where the label counts the tiles lying face down
+    found_face_down: int | None = None
 
 
 def _assign(pred: list[tuple[int, int]], truth: list[tuple[int, int]]) -> list[tuple[int, int, int]]:
@@ -102,6 +104,7 @@ def summarise(scores: list[ImageScore]) -> dict:
     true_n = sum(s.true_tiles for s in ok)
     found_n = sum(s.found_tiles for s in ok)
     matched = sum(s.matched for s in ok)
+    counted = [s for s in ok if s.true_face_down is not None]
     return {
         "images": len(scores),
         "failed": len(scores) - len(ok),
@@ -111,6 +114,8 @@ def summarise(scores: list[ImageScore]) -> dict:
         "exact_tile": round(sum(s.exact for s in ok) / true_n, 4) if true_n else None,
         "per_end": round(sum(s.ends_right for s in ok) / (2 * true_n), 4) if true_n else None,
         "exact_hand_total": round(sum(s.true_total == s.found_total for s in ok) / len(ok), 4) if ok else None,
+        "exact_face_down": round(sum(s.true_face_down == s.found_face_down for s in counted) / len(counted), 4)
+        if counted else None,
     }
 
 
@@ -129,7 +134,10 @@ def eval_labelled(folder: Path, labels_file: Path, recognizer, only: str | None 
             scores.append(ImageScore(rel, len(truth), 0, 0, 0, 0, sum(map(sum, truth)), 0, str(exc)))
             continue
         pred = [t.pips for t in rec.tiles if t.pips is not None]
-        scores.append(score_image(rel, pred, truth))
+        score = score_image(rel, pred, truth)
+        if isinstance(entry.get("face_down"), int):
+            score.true_face_down, score.found_face_down = entry["face_down"], len(rec.face_down)
+        scores.append(score)
     return summarise(scores), scores
 
 

@@ -57,6 +57,8 @@ def run(args) -> int:
         wrong = _diff(r.read, r.truth)
         if wrong:
             print(f"{'':44s} read-not-true {wrong[0]}  true-not-read {wrong[1]}")
+        if r.true_face_down is not None and r.found_face_down != r.true_face_down:
+            print(f"{'':44s} face down: found {r.found_face_down}, labelled {r.true_face_down}")
     print()
     for k, v in summary.items():
         print(f"{k:18s} {v}")
