@@ -109,3 +109,38 @@ def test_a_close_up_of_one_tile_filling_the_picture_is_read_whole(seed):
     ok, jpeg = cv2.imencode(".jpg", crop)
     rec = get_recognizer().recognize(jpeg.tobytes())
     assert [sorted(t.pips) for t in rec.tiles if not t.face_down] == [sorted(tile.pips)]
+
+
+def test_a_box_of_the_first_pass_that_the_zoomed_pass_sees_again_gives_way_to_it(detector, monkeypatch):
+    """At the first pass's coarse scale, small tiles pushed together are boxed in pairs and
+    halves; where the zoomed pass, with three times the pixels, boxes the same place, its boxes
+    are kept and the coarse ones dropped. A first-pass box the zoomed pass does not see is kept."""
+    small = [_box(300 + 30 * i, 360, 60, CLASS_TILE) for i in range(6)]  # side by side, touching
+    phantom = _box(315, 360, 60, CLASS_TILE)  # across the long halves of the first two
+    phantom.score = 0.95
+    alone = _box(1000, 200, 60, CLASS_TILE)
+    zoomed = [RawBox(b.corners.copy(), 0.8, CLASS_TILE) for b in small]
+    monkeypatch.setattr(detector, "_run", lambda img, long_side=None: [*small, phantom, alone])
+    monkeypatch.setattr(detector, "_zoomed", lambda img, median: zoomed)
+    found = detector.detect(np.zeros((720, 1280, 3), np.uint8))
+    centres = sorted(tuple(np.round(b.corners.mean(0)).astype(int)) for b in found)
+    assert centres == sorted([(300 + 30 * i, 360) for i in range(6)] + [(1000, 200)])
+    assert all(b.score == 0.8 for b in found if b.corners.mean(0)[0] < 700)  # the zoomed pass's boxes
+
+
+def test_a_table_frame_is_not_read_with_the_coarse_passs_phantoms():
+    """The bench's table frame (rendered double-9 table, 1280x720, tiles ~50 px long): the first
+    pass's boxes over two neighbours' halves were kept beside the zoomed pass's and read as six
+    tiles that are not there, three real tiles lost to them."""
+    import cv2
+
+    from vision.evaluate import score_rendered
+    from vision.recognize import get_recognizer
+    from vision.synth.table import render_table
+
+    scene = render_table(np.random.default_rng(3), (1280, 720), set_max=9)
+    jpeg = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
+    rec = get_recognizer().recognize(jpeg, set_max=9, level=False)
+    score = score_rendered(scene.to_dict()["tiles"], [(t.corners, t.pips) for t in rec.tiles])
+    assert score.extra <= 1, score
+    assert score.matched >= score.true_tiles - 2, score
