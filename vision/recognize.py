@@ -125,6 +125,25 @@ def shows_divider(image, box) -> bool:
     return find_bar(rectify_tile(image, box.corners)[0]) is not None
 
 
+LEVEL_MORE_TWICE = 2
+"""Tiles read twice more in a levelled reading than in the photo as it is, above which the levelled
+reading is not taken. A set holds each tile once, so a reading full of repeats is full of misreads.
+Why: a dense 1280x720 table seen from above, blurred, with its boxes packed too tight to look like
+dominoes (rendered double-12 table seed 2702-16), was "levelled" as if seen from 59 degrees; the
+levelled reading found 68 faces against 53 and was taken, but read 17 tiles twice and 17 of 52
+right, against 51 of 52 as it was. On the steep rendered tables (seed 2613) every levelled reading
+taken reads no more repeats than the photo as it is, but for one with one more."""
+
+
+def read_twice(rec: Recognition) -> int:
+    """How many of a reading's faces repeat a tile read before (each tile is in a set once)."""
+    seen: dict[tuple[int, int], int] = {}
+    for t in rec.tiles:
+        key = (min(t.pips), max(t.pips))
+        seen[key] = seen.get(key, 0) + 1
+    return sum(n - 1 for n in seen.values())
+
+
 LEVEL_ROUNDS = 2
 """Times a tilted photo is levelled: boxes on tiles seen steeply are nearer a domino's shape than
 the tiles are, so the first view found undoes only part of the tilt; the boxes found on the
@@ -280,7 +299,8 @@ class Recognizer:
         corners mapped back to the photo's pixels, where the boxes show the photo was taken at an
         angle. Of the levelled readings, the one with the most faces is kept, the later of equals
         (a second round may go astray where the first read well: a real copy seen from 45 degrees
-        lost a tile in it)."""
+        lost a tile in it), unless it reads more tiles twice than the photo as it is (see
+        `LEVEL_MORE_TWICE`); where every levelled reading does, `rec` is kept."""
         readings: list[tuple[Recognition, LevelView | None]] = [(rec, None)]
         seconds, view, again = rec.seconds, None, rec
         for _ in range(LEVEL_ROUNDS):
@@ -302,8 +322,11 @@ class Recognizer:
                     t.corners = c
             again.width, again.height = img.width, img.height
             readings.append((again, view))
-        best, best_view = max(reversed(readings[1:]), key=lambda rv: len(rv[0].tiles)) if len(readings) > 1 \
-            else readings[0]
+        # a levelled reading that reads more tiles twice than the photo as it is did misreads them
+        # (see `LEVEL_MORE_TWICE`): the view it was read in is not the table's
+        plain = read_twice(rec)
+        trusted = [rv for rv in readings[1:] if read_twice(rv[0]) <= plain + LEVEL_MORE_TWICE]
+        best, best_view = max(reversed(trusted), key=lambda rv: len(rv[0].tiles)) if trusted else readings[0]
         best.seconds = seconds
         if best_view is not None:
             best.warnings.append(f"taken at an angle (about {best_view.degrees:.0f} degrees off straight down): "
