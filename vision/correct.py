@@ -27,6 +27,11 @@ def _key(p: tuple[int, int]) -> tuple[int, int]:
     return (min(p), max(p))
 
 
+def read_twice(tiles: list[TileDetection]) -> int:
+    """How many of the faces read repeat a tile read before (a set holds each tile once)."""
+    return len(tiles) - len({_key(t.pips) for t in tiles})
+
+
 MAX_COST = 0.35  # a second reading must hinge on a dot scored within this of the threshold
 
 

@@ -77,7 +77,6 @@ def _heif_ready() -> bool:
     return True
 
 
-
 def _reduction(long_side: int, target_long_side: int) -> int:
     """The power of two (at most 8) a photo is shrunk by: the largest that keeps its long side at
     `target_long_side` or more."""
@@ -117,7 +116,8 @@ def load_image(src: str | Path | bytes, name: str | None = None, target_long_sid
         raise ImageError(f"{label}: file is {len(data) / 1e6:.0f} MB, over the {MAX_BYTES // 2**20} MB limit", "too_large")
     if not _looks_like_image(data):
         raise ImageError(f"{label}: not an image (unrecognised file type)", "not_image")
-    heif_ready = data[4:8] == b"ftyp" and _heif_ready()  # (a HEIF brand: see `_looks_like_image`)
+    is_heif = data[4:8] == b"ftyp"  # a HEIF brand: see `_looks_like_image`
+    heif_ready = is_heif and _heif_ready()
     try:
         Image.MAX_IMAGE_PIXELS = None  # we apply our own limits below, per format
         with Image.open(io.BytesIO(data)) as im:
@@ -129,7 +129,7 @@ def load_image(src: str | Path | bytes, name: str | None = None, target_long_sid
             except Exception:  # broken EXIF is common in messenger photos; ignore it
                 orientation = 1
     except UnidentifiedImageError:
-        if data[4:8] == b"ftyp":  # a HEIF brand (`_looks_like_image`) whose boxes do not parse
+        if is_heif:  # whose boxes do not parse
             if not heif_ready:
                 raise ImageError(f"{label}: HEIC/HEIF photos need the pi-heif package (pip install pi-heif)",
                                  "not_image") from None

@@ -10,7 +10,8 @@ from typing import Any, Callable
 import numpy as np
 
 from .capture import small_tiles_warning
-from .correct import apply_rules, second_readings, drop_duplicate_boxes, drop_overlapping_boxes, infer_set_max
+from .correct import (apply_rules, drop_duplicate_boxes, drop_overlapping_boxes, infer_set_max, read_twice,
+                      second_readings)
 from .detector import CLASS_BACK, TileDetector
 from .imageio import LoadedImage, load_image
 from .halfreader import (SMALL_TILE_PX, HalfReader, bar_checked, blank_ends_in_doubt, classified_reading,
@@ -133,15 +134,6 @@ dominoes (rendered double-12 table seed 2702-16), was "levelled" as if seen from
 levelled reading found 68 faces against 53 and was taken, but read 17 tiles twice and 17 of 52
 right, against 51 of 52 as it was. On the steep rendered tables (seed 2613) every levelled reading
 taken reads no more repeats than the photo as it is, but for one with one more."""
-
-
-def read_twice(rec: Recognition) -> int:
-    """How many of a reading's faces repeat a tile read before (each tile is in a set once)."""
-    seen: dict[tuple[int, int], int] = {}
-    for t in rec.tiles:
-        key = (min(t.pips), max(t.pips))
-        seen[key] = seen.get(key, 0) + 1
-    return sum(n - 1 for n in seen.values())
 
 
 LEVEL_ROUNDS = 2
@@ -324,8 +316,8 @@ class Recognizer:
             readings.append((again, view))
         # a levelled reading that reads more tiles twice than the photo as it is did misreads them
         # (see `LEVEL_MORE_TWICE`): the view it was read in is not the table's
-        plain = read_twice(rec)
-        trusted = [rv for rv in readings[1:] if read_twice(rv[0]) <= plain + LEVEL_MORE_TWICE]
+        plain = read_twice(rec.tiles)
+        trusted = [rv for rv in readings[1:] if read_twice(rv[0].tiles) <= plain + LEVEL_MORE_TWICE]
         best, best_view = max(reversed(trusted), key=lambda rv: len(rv[0].tiles)) if trusted else readings[0]
         best.seconds = seconds
         if best_view is not None:
