@@ -130,13 +130,14 @@ class TileDetector:
                 return framed
         # the tiles' size is judged by the boxes found only where two faces or more are among
         # them: a box or two, or backs alone, say little about a picture of many tiles too small
-        # for this pass (see `TRUSTED_FACES`)
+        # for this pass, so the zoomed pass then looks as closely as it may (see `TRUSTED_FACES`)
         lengths = [max(n, 1.0) * model_scale for n in _lengths(boxes)]
-        small = sum(b.cls == CLASS_TILE for b in boxes) < TRUSTED_FACES or np.median(lengths) < self.small_tile_px
+        trusted = sum(b.cls == CLASS_TILE for b in self._merge(boxes)) >= TRUSTED_FACES
+        small = not trusted or np.median(lengths) < self.small_tile_px
         if tile_px is not None and tile_px * model_scale < self.small_tile_px:
             small, lengths = True, [tile_px * model_scale]  # (a hint adds the second pass, never drops it)
         if small and model_scale < 1 / 1.4:  # only when the image was shrunk enough for a zoom to help
-            median = float(np.median(lengths)) if lengths else 20.0
+            median = float(np.median(lengths)) if trusted else 0.0
             again = self._zoomed(img, median) if self.dynamic else self._windows(img, median)
             boxes = _unseen_by(boxes, again) + again  # (see `SEEN_AGAIN`)
         return self._merge(boxes)
@@ -184,8 +185,11 @@ CLOSE_UP_BOXES = 3
 CLOSE_UP_BORDER = 0.3
 BORDER_DARK, BORDER_LIGHT = 40, 200
 TRUSTED_FACES = 2
-"""Face-up boxes the first pass must find before their size may spare the picture the zoomed
-pass. Why: on a rendered double-15 table of ~40-px black tiles, the first pass found only two
+"""Face-up tiles (boxes once merged) the first pass must find before their size may spare the
+picture the zoomed pass or set its zoom; with fewer, the zoomed pass looks as closely as it may.
+Counted once merged since session 29: a steep real photo's near tile, boxed eight times by the
+first pass, passed for eight faces, and its size set a zoom too coarse to find the far tiles (one
+tile read of four). Why: on a rendered double-15 table of ~40-px black tiles, the first pass found only two
 boxes, both a "back" ~100 px long over the spinner's crossing (a phantom); their size passed for
 the tiles', no second pass ran, and no tile was read in any frame for 700 frames of the round."""
 MAX_LONG_SIDE = 960

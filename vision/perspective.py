@@ -161,15 +161,19 @@ def pip_shapes(image: np.ndarray, corners: list[np.ndarray], points: list[list[t
         if x1 <= x0 or y1 <= y0:
             continue
         lab = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2LAB).astype(np.float32)
-        face = np.median(lab[r:-r or None:3, r:-r or None:3].reshape(-1, 3), axis=0)  # (every third pixel will do)
+        face = _face_colour(lab, box - (x0, y0))
         at = _apply(np.linalg.inv(crop_homography(box.astype(np.float32))), np.array(pts, np.float64))
         for x, y in np.round(at).astype(int) - (x0, y0):
             if not (r <= x < lab.shape[1] - r and r <= y < lab.shape[0] - r):
                 continue
             dist = np.sqrt(((lab[y - r:y + r + 1, x - r:x + r + 1] - face) ** 2).sum(2))
-            if dist.max() < 2 * PIP_CONTRAST:
+            # the pip's own contrast, at its middle: the patch's most distant pixel may be the
+            # divider or the table, half of which a pale pip's body does not reach (only its
+            # shaded rim did, measured as a thin crescent)
+            own = float(np.median(dist[r - 1:r + 2, r - 1:r + 2]))
+            if own < 2 * PIP_CONTRAST:
                 continue
-            mask = (dist > max(PIP_CONTRAST, dist.max() / 2)).astype(np.uint8)
+            mask = (dist > max(PIP_CONTRAST, own / 2)).astype(np.uint8)
             n, lab_img, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
             if n < 2:
                 continue
@@ -185,6 +189,23 @@ def pip_shapes(image: np.ndarray, corners: list[np.ndarray], points: list[list[t
     return np.array(centres, np.float64), np.array(covs)
 
 
+def _face_colour(lab: np.ndarray, box: np.ndarray) -> np.ndarray:
+    """The median colour inside the tile's box, drawn in a little from its outline: the face,
+    since pips cover far less of it. Why not the box's neighbourhood: a tile turned 30-60 degrees
+    fills half of the rectangle around it, and on a steep photo of white tiles on dark cloth the
+    cloth's colour was taken for the face, every pip of it looked as plain as the face, and two of
+    thirty pips were measured (a real copy seen from 65 degrees, `scripts/stress_real.py`)."""
+    centre = box.mean(0)
+    inner = np.round(centre + FACE_INSET * (box - centre)).astype(np.int32)
+    mask = np.zeros(lab.shape[:2], np.uint8)
+    cv2.fillConvexPoly(mask, inner, 1)
+    inside = lab[mask.astype(bool)]
+    return np.median(inside[::3] if len(inside) >= 3 else lab.reshape(-1, 3), axis=0)  # (every third pixel will do)
+
+
+FACE_INSET = 0.8
+"""Share of the box kept, about its centre, where the face's colour is taken (a box's edge may
+lie on the table or the tile's side)."""
 MIN_PIPS = 10
 """Pip shapes needed before they, rather than the boxes alone, say how the picture was taken
 (with 6 and pips of 14 pixels, fresh rendered hands seen steeply read exact tile 0.914 instead of
