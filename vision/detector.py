@@ -187,11 +187,12 @@ BORDER_DARK, BORDER_LIGHT = 40, 200
 TRUSTED_FACES = 2
 """Face-up tiles (boxes once merged) the first pass must find before their size may spare the
 picture the zoomed pass or set its zoom; with fewer, the zoomed pass looks as closely as it may.
-Counted once merged since session 29: a steep real photo's near tile, boxed eight times by the
-first pass, passed for eight faces, and its size set a zoom too coarse to find the far tiles (one
-tile read of four). Why: on a rendered double-15 table of ~40-px black tiles, the first pass found only two
-boxes, both a "back" ~100 px long over the spinner's crossing (a phantom); their size passed for
-the tiles', no second pass ran, and no tile was read in any frame for 700 frames of the round."""
+Why: on a rendered double-15 table of ~40-px black tiles, the first pass found only two boxes,
+both a "back" ~100 px long over the spinner's crossing (a phantom); their size passed for the
+tiles', no second pass ran, and no tile was read in any frame for 700 frames of the round. Counted
+once merged since session 29: a steep real photo's near tile, boxed eight times by the first
+pass, passed for eight faces, and its size set a zoom too coarse to find the far tiles (one tile
+of four read)."""
 MAX_LONG_SIDE = 960
 MAX_UPSCALE = 2.0
 
