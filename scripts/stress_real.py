@@ -67,6 +67,39 @@ def steep(deg: float, sideways: bool = False) -> Callable[[np.ndarray, float], n
     return f
 
 
+PHONE_FOCAL = 0.75
+"""A phone's main camera: focal length over the picture's long side (about 67 degrees across)."""
+
+
+def camera(deg: float, sideways: bool = False) -> Callable[[np.ndarray, float], np.ndarray]:
+    """The table as a pinhole camera sees it when turned `deg` degrees off straight down about
+    the picture's middle, at the distance that keeps the middle's scale: the middle shortened to
+    cos(deg) across the tilt, the far side smaller in both directions, as a phone held by someone
+    seated at the table sees it. Unlike `steep` (a keystone named by its squash, which at the
+    picture's middle shortens a pip less than that: about 0.79 for its 55), the angle is the
+    camera's. The picture is cut to the table's image, its long side kept."""
+    def f(img: np.ndarray, _tile: float) -> np.ndarray:
+        if sideways:
+            return np.ascontiguousarray(np.rot90(f_up(np.ascontiguousarray(np.rot90(img, 1))), -1))
+        return f_up(img)
+
+    def f_up(img: np.ndarray) -> np.ndarray:
+        h, w = img.shape[:2]
+        focal = PHONE_FOCAL * max(h, w)
+        t = np.radians(deg)
+        src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+        x, y = src[:, 0] - w / 2, src[:, 1] - h / 2
+        depth = focal - y * np.sin(t)  # the top of the picture is the far side
+        dst = np.stack([focal * x / depth, focal * y * np.cos(t) / depth], 1)
+        dst -= dst.min(0)
+        scale = max(h, w) / float(dst.max())
+        dst = (dst * scale).astype(np.float32)
+        size = (int(np.ceil(dst[:, 0].max())), int(np.ceil(dst[:, 1].max())))
+        return cv2.warpPerspective(img, cv2.getPerspectiveTransform(src, dst), size,
+                                   borderMode=cv2.BORDER_CONSTANT, borderValue=_border_colour(img))
+    return f
+
+
 def dim(img: np.ndarray, _tile: float) -> np.ndarray:
     """A dim room: 40 % of the light, then the phone's gain lifts the noise with it."""
     f = img.astype(np.float32) * 0.4
@@ -139,7 +172,8 @@ def grey(img: np.ndarray, _tile: float) -> np.ndarray:
 
 CHANGES: dict[str, Callable[[np.ndarray, float], np.ndarray]] = {
     "rot30": rotate(30), "rot45": rotate(45), "rot135": rotate(135), "tilt": tilt,
-    "steep45": steep(45), "steep55": steep(55), "steep65": steep(65), "steep55side": steep(55, True), "dim": dim,
+    "steep45": steep(45), "steep55": steep(55), "steep65": steep(65), "steep55side": steep(55, True),
+    "cam45": camera(45), "cam55": camera(55), "cam65": camera(65), "cam55side": camera(55, True), "dim": dim,
     "warm": warm, "shadow": shadow, "blur": blur, "noise": noise, "jpeg": jpeg, "shake": shake,
     "bright": bright, "negative": negative, "grey": grey,
 }
