@@ -143,6 +143,19 @@ def test_round_pips_set_the_view_when_the_boxes_say_little():
     assert 45 < view.degrees < 60  # arccos(0.6) = 53
 
 
+def test_squashed_pips_set_the_view_though_every_box_looks_like_a_domino():
+    """The detector boxes a squashed tile as a domino (it learnt them from above): a photo whose
+    boxes all look 2:1 is still taken at an angle where its pips say so (real copies seen by a
+    camera turned 55 degrees: pips 0.53-0.64, every box 2:1, read as they were)."""
+    img, box, pips = _tile_picture(0.6)
+    shapes = pip_shapes(img, [box], [pips])
+    boxed = _domino(300, 180, 240, 0.0)  # the squashed tile's height, boxed 2:1
+    assert looks_level([boxed])
+    view = find_level_view([boxed], img.shape[1], img.shape[0], shapes)
+    assert view is not None
+    assert 40 < view.degrees < 65
+
+
 def test_round_pips_keep_a_picture_from_above_as_it_is_whatever_its_boxes():
     img, box, pips = _tile_picture(1.0)
     loose = box.copy()

@@ -217,11 +217,13 @@ ROUND_PIPS = 0.88
 """Pips whose median short over long axis is at least this are round: the picture is seen from
 above and left as it is, whatever the boxes' shapes (a close-up of one tile filling the picture
 is boxed loosely: levelling the real double-6 tile photos by their boxes alone read 0.986 of
-them exactly instead of 0.998). Pips are a noisy measure on their own: on the development
-photos, all from above, the median per photo is 0.76-0.98 (messenger-compressed photos lowest),
-so they are only measured where some box is out of shape (`looks_level`): measuring them on every
-photo levelled one of those, and copies tilted sideways whose boxes all look 2:1 would read
-better (exact tile 0.899 → 0.944)."""
+them exactly instead of 0.998). Until session 29 pips were measured only where some box was out
+of shape (`looks_level`): measured against the table's colour where tiles lay turned (see
+`_face_colour`), the development photos, all from above, measured 0.76-0.98, and measuring every
+photo levelled one of those. Measured against the face and by each pip's own contrast they measure
+0.91-0.99, and a photo whose boxes all look 2:1 is levelled where its pips say so: the detector
+boxes a squashed tile, or the halves of two neighbours, as a domino (real copies seen by a camera
+turned 55 degrees, `scripts/stress_real.py` cam55: their pips 0.53-0.64, every box 2:1)."""
 PIP_WEIGHT = 3.0
 
 
@@ -272,9 +274,9 @@ def find_level_view(boxes: list[np.ndarray], width: int, height: int,
     dominoes of one size seen from above, and the pips (`pip_shapes`) round, or None where the
     boxes already look so or the view found is too near straight down to be worth a second
     reading."""
-    if looks_level(boxes):
-        return None
     measured = pips is not None and len(pips[0]) >= MIN_PIPS
+    if looks_level(boxes) and not measured:
+        return None
     if measured:
         # the pips decide: round, it was seen from above whatever the boxes' shapes; squashed, at
         # an angle, though the boxes be nearer a domino's shape than the tiles (the detector

@@ -18,7 +18,7 @@ from .halfreader import (SMALL_TILE_PX, HalfReader, bar_checked, blank_ends_in_d
                          dense_checked, disputed_ends, pale_ends_checked, pattern_checked, second_look_checked,
                          split_checked)
 from .pipreader import PipReader, TileReading, colour_distance_view, faint_pips_view, find_bar, sharpened_view
-from .perspective import LevelView, find_level_view, looks_level, pip_shapes
+from .perspective import LevelView, find_level_view, pip_shapes
 from .rectify import rectify_tile
 from .types import Recognition, TileDetection, tile_length
 
@@ -316,8 +316,6 @@ class Recognizer:
         seconds, view, again = rec.seconds, None, rec
         for _ in range(LEVEL_ROUNDS):
             boxes = [t.corners / img.scale for t in again.tiles + _backs_of_a_size(again)]
-            if looks_level(boxes):
-                break
             pips = pip_shapes(img.bgr, boxes[:len(again.tiles)], [[p[:2] for p in t.pip_points] for t in again.tiles])
             found = find_level_view(boxes, img.bgr.shape[1], img.bgr.shape[0], pips)
             if found is None or (view is not None and found.near(view)):
