@@ -175,7 +175,7 @@ def _on_table(sp) -> np.ndarray:
 
 
 def _rendered_crop(a: int, b: int, seed: int, face_down: bool = False, bar_rgb=(10, 10, 10),
-                   pattern: str = "plain") -> np.ndarray:
+                   pattern: str = "plain", bar_frac: float | None = None) -> np.ndarray:
     from vision.rectify import rectify_tile
     from vision.synth.tileface import draw_tile, random_style
 
@@ -183,6 +183,7 @@ def _rendered_crop(a: int, b: int, seed: int, face_down: bool = False, bar_rgb=(
     style = random_style(rng, 12)
     style.body = style.back_rgb = (236, 230, 214)
     style.bar_rgb, style.back_pattern = bar_rgb, pattern
+    style.bar_frac = style.bar_frac if bar_frac is None else bar_frac
     sp = draw_tile(style, a, b, 60, rng, face_down=face_down)
     canvas = _on_table(sp)
     corners = np.array([[20, 20], [20 + sp.width, 20], [20 + sp.width, 20 + sp.length], [20, 20 + sp.length]],
@@ -199,6 +200,41 @@ def test_a_double_blank_with_a_faint_divider_is_not_taken_for_a_back():
         reading = TileReading((HalfReading(0, [], 0.9), HalfReading(0, [], 0.9)), [], find_bar(crop))
         assert looks_face_down(reading)  # the reader's own look misses the bar...
         assert looks_double_blank(reading, crop)  # ...a fainter second look finds it
+
+
+def test_a_double_blank_boxed_off_square_is_not_taken_for_a_back():
+    """A box turned 8 degrees off the tile's outline leaves its thin divider slanted across the
+    crop, in no row long enough to be a bar (a crosswise 0-0 chickie of a rendered double-6 round
+    was a back in every frame, and its toes were never followed): the crop is looked at turned."""
+    import cv2
+
+    from vision.pipreader import find_bar
+    from vision.recognize import FAINT_BAR_CONTRAST, looks_double_blank, looks_face_down
+
+    for seed in range(4):
+        crop = _rendered_crop(0, 0, seed, bar_rgb=(150, 150, 150), bar_frac=0.012)  # a thin grey line
+        h, w = crop.shape[:2]
+        off = cv2.warpAffine(crop, cv2.getRotationMatrix2D((w / 2, h / 2), 8, 1.0), (w, h),
+                             borderMode=cv2.BORDER_REPLICATE)
+        assert find_bar(off, contrast=FAINT_BAR_CONTRAST) is None  # the divider, slanted, fills no row
+        reading = TileReading((HalfReading(0, [], 0.9), HalfReading(0, [], 0.9)), [], find_bar(off))
+        assert looks_face_down(reading)
+        assert looks_double_blank(reading, off)
+
+
+def test_a_box_over_a_tables_straight_edge_is_not_taken_for_a_double_blank():
+    """A line across a blank box's middle, slanted, is a divider only with one face on both sides:
+    a phantom box over a table's edge (cream border one side, dark table the other) was read 0-0."""
+    import cv2
+
+    from vision.recognize import looks_double_blank
+
+    crop = np.full((160, 80, 3), (200, 215, 225), np.uint8)
+    pts = np.array([[0, 86], [80, 74], [80, 160], [0, 160]], np.int32)  # an edge 8 degrees off square
+    cv2.fillPoly(crop, [pts], (170, 185, 195))  # the other side a shade darker: not the same face
+    cv2.line(crop, (0, 86), (80, 74), (120, 120, 120), 2)  # the edge's shadow, a thin line
+    reading = TileReading((HalfReading(0, [], 0.9), HalfReading(0, [], 0.9)), [], None)
+    assert not looks_double_blank(reading, crop)
 
 
 def test_a_tiles_back_is_not_taken_for_a_double_blank():

@@ -7,6 +7,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
 
+import cv2
 import numpy as np
 
 from .capture import small_tiles_warning
@@ -43,6 +44,40 @@ FAINT_BAR_CONTRAST = 16
 """Contrast at which a large blank box's divider is looked for again (the reader's is 28): a
 double blank's bar is often faint (a thin grey line on a cream face); a back has nothing running
 straight across its middle (a ring or a dimple is short, a stripe slanted)."""
+BAR_TURNS = (-10.0, -5.0, 5.0, 10.0)
+"""Degrees a large blank box's crop is turned to look for a divider the box does not lie square
+to (`_turned_bar`). Why: a crosswise 0-0 chickie in a rendered double-6 round (seed32-32, 112 px)
+was boxed 8 degrees off its outline; its thin grey divider, slanted across the crop, filled no row
+of it, so the tile was taken for a back in every frame and its two toes were never followed. A
+back's stripe runs some 60 degrees off square, a ring or a dimple short."""
+
+
+def _turned_bar(crop: np.ndarray) -> bool:
+    """Whether the crop, turned by one of `BAR_TURNS` about its middle, shows a faint divider
+    with the same face on both sides of it. Why both sides: a box over a table's straight edge has
+    a line across its middle too, with the table on one side (a phantom 0-0 on a steep copy of a
+    real photo, `scripts/stress_real.py`)."""
+    h, w = crop.shape[:2]
+    for deg in BAR_TURNS:
+        m = cv2.getRotationMatrix2D((w / 2, h / 2), deg, 1.0)
+        turned = cv2.warpAffine(crop, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        bar = find_bar(turned, contrast=FAINT_BAR_CONTRAST)
+        if bar is None:
+            continue
+        row, thick = bar
+        lab = cv2.cvtColor(turned, cv2.COLOR_BGR2LAB).astype(np.float32)[:, int(0.2 * w):int(0.8 * w)]
+        above = np.median(lab[int(0.15 * h):max(int(row - thick), int(0.15 * h) + 1)].reshape(-1, 3), axis=0)
+        below = np.median(lab[min(int(row + thick) + 1, int(0.85 * h) - 1):int(0.85 * h)].reshape(-1, 3), axis=0)
+        if float(np.linalg.norm(above - below)) < SAME_FACE:
+            return True
+    return False
+
+
+SAME_FACE = 20.0
+"""Largest Lab distance between the median colours on either side of a turned divider for both
+to be one face (`_turned_bar`)."""
+
+
 BLANK_SURE = 0.6
 """How sure the half reader must be of a 0 on each end of a small blank box to call it the double
 blank (on rendered tables, double blanks read 0.73 or more, backs at most 0.49)."""
@@ -102,7 +137,7 @@ def looks_double_blank(reading: TileReading, crop, probs=None) -> bool:
     halves = reading.halves
     if all(hasattr(h, "probs") for h in halves):
         return all(h.count == 0 and h.confidence >= BLANK_SURE for h in halves)
-    if find_bar(crop, contrast=FAINT_BAR_CONTRAST) is not None:
+    if find_bar(crop, contrast=FAINT_BAR_CONTRAST) is not None or _turned_bar(crop):
         return True
     return probs is not None and all(float(p[0]) >= GROOVE_BLANK_SURE for p in probs) and \
         find_bar(crop, contrast=GROOVE_BAR_CONTRAST) is not None
