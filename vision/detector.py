@@ -123,8 +123,8 @@ class TileDetector:
         model_scale = min(iw / w, ih / h)
         big = bool(boxes) and max(_lengths(boxes)) >= CLOSE_UP * min(h, w)
         nothing = model_scale >= 1 / 1.4 and not any(b.cls == CLASS_TILE for b in boxes)  # (no zoom to try)
+        merged = self._merge(boxes)
         if (big or nothing) and (tile_px is None or tile_px >= CLOSE_UP * min(h, w)):
-            merged = self._merge(boxes)
             framed = self._close_up(img, merged) if len(merged) <= CLOSE_UP_BOXES else None
             if framed is not None:
                 return framed
@@ -132,15 +132,15 @@ class TileDetector:
         # them: a box or two, or backs alone, say little about a picture of many tiles too small
         # for this pass, so the zoomed pass then looks as closely as it may (see `TRUSTED_FACES`)
         lengths = [max(n, 1.0) * model_scale for n in _lengths(boxes)]
-        trusted = sum(b.cls == CLASS_TILE for b in self._merge(boxes)) >= TRUSTED_FACES
+        trusted = sum(b.cls == CLASS_TILE for b in merged) >= TRUSTED_FACES
         small = not trusted or np.median(lengths) < self.small_tile_px
         if tile_px is not None and tile_px * model_scale < self.small_tile_px:
             small, lengths = True, [tile_px * model_scale]  # (a hint adds the second pass, never drops it)
         if small and model_scale < 1 / 1.4:  # only when the image was shrunk enough for a zoom to help
             median = float(np.median(lengths)) if trusted else 0.0
             again = self._zoomed(img, median) if self.dynamic else self._windows(img, median)
-            boxes = _unseen_by(boxes, again) + again  # (see `SEEN_AGAIN`)
-        return self._merge(boxes)
+            return self._merge(_unseen_by(boxes, again) + again)  # (see `SEEN_AGAIN`)
+        return merged
 
     def _close_up(self, img: np.ndarray, boxes: list[RawBox]) -> list[RawBox] | None:
         """A picture filled by a tile or two, looked at again with a border around it: the
