@@ -48,15 +48,19 @@ def tilt(img: np.ndarray, _tile: float) -> np.ndarray:
                                borderMode=cv2.BORDER_CONSTANT, borderValue=_border_colour(img))
 
 
-def steep(deg: float, sideways: bool = False) -> Callable[[np.ndarray, float], np.ndarray]:
-    """Seen from `deg` degrees off straight down (a phone held by someone seated at the table):
-    the picture shortened to cos(deg) across the tilt, the far edge narrower by sin(deg) / 1.5.
-    `sideways`: tilted along the picture's width instead of its height."""
+def _tilted(f_up: Callable[[np.ndarray], np.ndarray], sideways: bool) -> Callable[[np.ndarray, float], np.ndarray]:
+    """A change tilting the picture away at its top, or (`sideways`) along its width instead."""
     def f(img: np.ndarray, _tile: float) -> np.ndarray:
         if sideways:
             return np.ascontiguousarray(np.rot90(f_up(np.ascontiguousarray(np.rot90(img, 1))), -1))
         return f_up(img)
+    return f
 
+
+def steep(deg: float, sideways: bool = False) -> Callable[[np.ndarray, float], np.ndarray]:
+    """Seen from `deg` degrees off straight down (a phone held by someone seated at the table):
+    the picture shortened to cos(deg) across the tilt, the far edge narrower by sin(deg) / 1.5.
+    `sideways`: tilted along the picture's width instead of its height."""
     def f_up(img: np.ndarray) -> np.ndarray:
         h, w = img.shape[:2]
         squash, narrow = np.cos(np.radians(deg)), np.sin(np.radians(deg)) / 3
@@ -64,7 +68,7 @@ def steep(deg: float, sideways: bool = False) -> Callable[[np.ndarray, float], n
         dst = np.float32([[narrow * w, 0], [(1 - narrow) * w, 0], [w, squash * h], [0, squash * h]])
         return cv2.warpPerspective(img, cv2.getPerspectiveTransform(src, dst), (w, int(squash * h)),
                                    borderMode=cv2.BORDER_CONSTANT, borderValue=_border_colour(img))
-    return f
+    return _tilted(f_up, sideways)
 
 
 PHONE_FOCAL = 0.75
@@ -78,11 +82,6 @@ def camera(deg: float, sideways: bool = False) -> Callable[[np.ndarray, float], 
     seated at the table sees it. Unlike `steep` (a keystone named by its squash, which at the
     picture's middle shortens a pip less than that: about 0.79 for its 55), the angle is the
     camera's. The picture is cut to the table's image, its long side kept."""
-    def f(img: np.ndarray, _tile: float) -> np.ndarray:
-        if sideways:
-            return np.ascontiguousarray(np.rot90(f_up(np.ascontiguousarray(np.rot90(img, 1))), -1))
-        return f_up(img)
-
     def f_up(img: np.ndarray) -> np.ndarray:
         h, w = img.shape[:2]
         focal = PHONE_FOCAL * max(h, w)
@@ -97,7 +96,7 @@ def camera(deg: float, sideways: bool = False) -> Callable[[np.ndarray, float], 
         size = (int(np.ceil(dst[:, 0].max())), int(np.ceil(dst[:, 1].max())))
         return cv2.warpPerspective(img, cv2.getPerspectiveTransform(src, dst), size,
                                    borderMode=cv2.BORDER_CONSTANT, borderValue=_border_colour(img))
-    return f
+    return _tilted(f_up, sideways)
 
 
 def dim(img: np.ndarray, _tile: float) -> np.ndarray:
