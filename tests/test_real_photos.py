@@ -82,6 +82,32 @@ def test_real_webcam_frames_read_at_least_as_well_as_the_committed_model(recogni
     assert summary["exact_face_down"] >= 0.9, summary
 
 
+def _labelled_tiles(name: str) -> list[tuple[int, int]]:
+    import json
+
+    return sorted(tuple(t) for t in json.loads((REAL / "labels.json").read_text())[name]["tiles"])
+
+
+def _warped(img, dst, size: tuple[int, int]):
+    """The photo's corners sent to `dst` (4x2), on a `size` canvas filled with the photo's border
+    colour: the form of `scripts/stress_real.py`'s tilted copies."""
+    import cv2
+    import numpy as np
+
+    h, w = img.shape[:2]
+    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    edge = np.concatenate([img[0], img[-1], img[:, 0], img[:, -1]])
+    return cv2.warpPerspective(img, cv2.getPerspectiveTransform(src, np.float32(dst)), size,
+                               borderMode=cv2.BORDER_CONSTANT,
+                               borderValue=tuple(float(v) for v in np.median(edge, axis=0)))
+
+
+def _read_levelled(recognizer, view, name: str):
+    from vision.imageio import LoadedImage
+
+    return recognizer.recognize_loaded(LoadedImage(view, 1.0, view.shape[1], view.shape[0], name), 12, level=True)
+
+
 def test_a_real_photo_seen_from_65_degrees_is_read_tile_for_tile(recognizer):
     """pipcounter_46 as seen from 65 degrees off straight down (the form of
     `scripts/stress_real.py`'s steep copies: shortened across the tilt, the far edge narrower).
@@ -89,26 +115,16 @@ def test_a_real_photo_seen_from_65_degrees_is_read_tile_for_tile(recognizer):
     times, which passed for two faces and more (so their size was trusted and the zoomed pass
     came too coarse to find the far tiles), and the pips of tiles turned on the dark cloth were
     measured against the cloth's colour, so no angle was found."""
-    import json
-
     import cv2
     import numpy as np
 
-    from vision.imageio import LoadedImage
-
     name = "photos/pipcounter_46.jpg"
-    truth = sorted(tuple(t) for t in json.loads((REAL / "labels.json").read_text())[name]["tiles"])
+    truth = _labelled_tiles(name)
     img = cv2.imread(str(REAL / name))
     h, w = img.shape[:2]
     squash, narrow = np.cos(np.radians(65)), np.sin(np.radians(65)) / 3
-    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
-    dst = np.float32([[narrow * w, 0], [(1 - narrow) * w, 0], [w, squash * h], [0, squash * h]])
-    edge = np.concatenate([img[0], img[-1], img[:, 0], img[:, -1]])
-    steep = cv2.warpPerspective(img, cv2.getPerspectiveTransform(src, dst), (w, int(squash * h)),
-                                borderMode=cv2.BORDER_CONSTANT,
-                                borderValue=tuple(float(v) for v in np.median(edge, axis=0)))
-    rec = recognizer.recognize_loaded(LoadedImage(steep, 1.0, steep.shape[1], steep.shape[0], "steep65"), 12,
-                                      level=True)
+    dst = [[narrow * w, 0], [(1 - narrow) * w, 0], [w, squash * h], [0, squash * h]]
+    rec = _read_levelled(recognizer, _warped(img, dst, (w, int(squash * h))), "steep65")
     read = sorted(tuple(sorted(t.pips)) for t in rec.tiles)
     assert all(t in read for t in truth), (read, truth)
     assert len(read) <= len(truth) + 1, read
@@ -117,22 +133,17 @@ def test_a_real_photo_seen_from_65_degrees_is_read_tile_for_tile(recognizer):
 def _camera_view(img, deg: float):
     """`scripts/stress_real.py`'s `camera`: the photo's table as a phone camera (focal 0.75 of the
     long side) turned `deg` off straight down sees it, the long side kept."""
-    import cv2
     import numpy as np
 
     h, w = img.shape[:2]
     focal, t = 0.75 * max(h, w), np.radians(deg)
-    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
-    x, y = src[:, 0] - w / 2, src[:, 1] - h / 2
+    x = np.array([0, w, w, 0], np.float64) - w / 2
+    y = np.array([0, 0, h, h], np.float64) - h / 2
     depth = focal - y * np.sin(t)
     dst = np.stack([focal * x / depth, focal * y * np.cos(t) / depth], 1)
     dst -= dst.min(0)
     dst = (dst * max(h, w) / float(dst.max())).astype(np.float32)
-    edge = np.concatenate([img[0], img[-1], img[:, 0], img[:, -1]])
-    return cv2.warpPerspective(img, cv2.getPerspectiveTransform(src, dst),
-                               (int(np.ceil(dst[:, 0].max())), int(np.ceil(dst[:, 1].max()))),
-                               borderMode=cv2.BORDER_CONSTANT,
-                               borderValue=tuple(float(v) for v in np.median(edge, axis=0)))
+    return _warped(img, dst, (int(np.ceil(dst[:, 0].max())), int(np.ceil(dst[:, 1].max()))))
 
 
 def test_a_real_photo_seen_by_a_camera_turned_55_degrees_is_read_tile_for_tile(recognizer):
@@ -141,17 +152,11 @@ def test_a_real_photo_seen_by_a_camera_turned_55_degrees_is_read_tile_for_tile(r
     and halves of neighbours, 2:1), so until session 29 no angle was looked for and 1 tile of 10
     was read right; the pips, squashed to 0.53, say the photo was taken at an angle. (A box at the
     picture's edge may be read besides, marked cut off, as the photo's warning says.)"""
-    import json
-
     import cv2
 
-    from vision.imageio import LoadedImage
-
     name = "photos/IMG-20210306-WA0000.jpg"
-    truth = sorted(tuple(t) for t in json.loads((REAL / "labels.json").read_text())[name]["tiles"])
-    view = _camera_view(cv2.imread(str(REAL / name)), 55)
-    rec = recognizer.recognize_loaded(LoadedImage(view, 1.0, view.shape[1], view.shape[0], "cam55"), 12,
-                                      level=True)
+    truth = _labelled_tiles(name)
+    rec = _read_levelled(recognizer, _camera_view(cv2.imread(str(REAL / name)), 55), "cam55")
     read = [tuple(sorted(t.pips)) for t in rec.tiles]
     assert all(t in read for t in truth), (sorted(read), truth)
     extra = [t for t in rec.tiles if tuple(sorted(t.pips)) not in truth]
