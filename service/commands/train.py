@@ -30,6 +30,9 @@ def register(sub) -> None:
     p.add_argument("--half-tune-hours", type=float, default=None,
                    help="half reader fine-tune on hue-coded sets (default 0: skipped; tried and not kept, "
                         "see models/README.md)")
+    p.add_argument("--half-big-hours", type=float, default=None,
+                   help="half reader fine-tune on small tiles of double-12 to double-18 sets, on the CPU "
+                        "(default 0.6; 0 skips it)")
     p.add_argument("--gpu-hours", type=float, default=None,
                    help="detector's last stage at 640 px on fresh scenes (default 0.32 where a GPU is "
                         "present, else skipped; a budget given runs it on the CPU too, at about an hour an epoch)")
@@ -71,6 +74,10 @@ def run(args) -> int:
         if args.half_tune_hours < 0:
             raise UserError("--half-tune-hours must be 0 (skip) or positive")
         recipe.half_tune_hours = args.half_tune_hours
+    if args.half_big_hours is not None:
+        if args.half_big_hours < 0:
+            raise UserError("--half-big-hours must be 0 (skip) or positive")
+        recipe.half_big_tune_hours = args.half_big_hours
     if args.steep_hours is not None:
         if args.steep_hours < 0:
             raise UserError("--steep-hours must be 0 (skip) or positive")

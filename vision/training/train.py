@@ -158,6 +158,11 @@ class Recipe:
     """Last half-reader stage, on the CPU either way: the reader fine-tuned on hue-coded sets beside
     sets drawn at random (`half_tune`). Off: tried in session 19 (0.5 h on 2 threads) and not
     kept; it read hue-coded sets better but the real double-6 tiles worse (models/README.md)."""
+    half_big_tune_hours: float = 0.6
+    """Last half-reader stage, on the CPU either way: the reader fine-tuned (lr 5e-4, seed 3101) on
+    720p tables and hands of double-12 to double-18 beside sets drawn at random and hue-coded
+    (`half_tune --stage big`: the committed reader, session 30, 7 epochs in 0.6 h on 2 threads after
+    11 minutes of rendering; 0 skips it)."""
     half_scenes: tuple[tuple[str, int, int], ...] = (("table", 15, 300), ("table", 18, 300), ("table", 12, 200),
                                                      ("hand", 15, 500), ("hand", 18, 500))
     """(kind, set, count) of scenes rendered for it besides the first set's and stage 2's tables:
@@ -315,6 +320,12 @@ def train_all(data_root: Path, out_dir: Path = MODELS_DIR, recipe: Recipe | None
         halves["tune"] = {k: v for k, v in tune_half_reader(out_dir / "half_reader.onnx", runs / "half_tune",
                                                            out_dir / "half_reader.onnx",
                                                            recipe.half_tune_hours).items() if k != "history"}
+    if halves is not None and recipe.half_big_tune_hours > 0:
+        from .half_tune import BIG_SMALL_SCENES, tune_half_reader
+
+        halves["big_tune"] = {k: v for k, v in tune_half_reader(
+            out_dir / "half_reader.onnx", runs / "half_big_tune", out_dir / "half_reader.onnx",
+            recipe.half_big_tune_hours, seed=3101, lr=5e-4, scenes=BIG_SMALL_SCENES).items() if k != "history"}
     return {"detector": str(det_onnx), "pips": str(pip_onnx), "half_reader": halves,
             "half_seconds": round(time.perf_counter() - t5), "train_seconds": round(t1 - t0),
             "finetune_seconds": round(t2 - t1), "stage2_seconds": round(t3 - t2),
