@@ -75,26 +75,6 @@ def test_committed_half_reader_gives_a_distribution_per_end():
     assert np.allclose(p.sum(2), 1.0, atol=1e-4)
 
 
-@pytest.mark.skipif(not (MODELS / "half_reader.onnx").exists(), reason="no committed half reader")
-def test_an_end_the_reader_is_unsure_of_reads_the_same_mirrored():
-    """An end mirrored left to right shows the same value: where the reader is unsure, it reads
-    the end both ways and takes the mean, so the crop and its mirror image read alike; where it
-    is sure, its one reading stands."""
-    from vision.halfreader import MIRROR_BELOW, HalfReader
-
-    reader = HalfReader(MODELS / "half_reader.onnx")
-    rng = np.random.default_rng(3)
-    crops = [rng.integers(0, 256, (CROP_L, CROP_W, 3), dtype=np.uint8) for _ in range(8)]
-    p = reader.probabilities(crops)
-    mirrored = reader.probabilities([np.ascontiguousarray(c[:, ::-1]) for c in crops])
-    unsure = p.max(2) < MIRROR_BELOW
-    assert unsure.any()  # noise is no value the reader could be sure of
-    assert np.allclose(p[unsure], mirrored[unsure], atol=1e-5)
-    one_way = reader._softmax(np.stack([h for c in crops for h in half_inputs(c)])).reshape(p.shape)
-    assert np.allclose(p[~unsure], one_way[~unsure], atol=1e-5)
-    assert not np.allclose(p[unsure], one_way[unsure], atol=1e-3)
-
-
 def _faint_twelve() -> TileReading:
     """A 6-12 whose 12 is light grey: eight dots pass the threshold, four more score under it
     (as the pip detector scored a real photo's), and the parity rule dropped one of the eight."""

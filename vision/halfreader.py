@@ -52,32 +52,16 @@ class HalfReader:
         self.input_name = self.session.get_inputs()[0].name
 
     def probabilities(self, crops: list[np.ndarray]) -> np.ndarray:
-        """(len(crops), 2, CLASSES): for each crop, end 0's and end 1's value probabilities; an
-        end the reader is unsure of (`MIRROR_BELOW`) gets the mean of its own and its mirror
-        image's (see there)."""
+        """(len(crops), 2, CLASSES): for each crop, end 0's and end 1's value probabilities."""
         if not crops:
             return np.zeros((0, 2, CLASSES), np.float32)
         halves = np.stack([h for c in crops for h in half_inputs(c)])
-        p = self._softmax(halves)
-        unsure = np.flatnonzero(p.max(1) < MIRROR_BELOW)
-        if len(unsure):
-            p[unsure] = 0.5 * (p[unsure] + self._softmax(np.ascontiguousarray(halves[unsure, :, ::-1])))
-        return p.reshape(len(crops), 2, -1).astype(np.float32)
-
-    def _softmax(self, halves: np.ndarray) -> np.ndarray:
         logits = self.session.run(None, {self.input_name: to_tensor(halves)})[0]
         z = logits - logits.max(1, keepdims=True)
         p = np.exp(z)
-        return p / p.sum(1, keepdims=True)
+        p /= p.sum(1, keepdims=True)
+        return p.reshape(len(crops), 2, -1).astype(np.float32)
 
-
-MIRROR_BELOW = 0.9
-"""An end whose likeliest value the reader gives less than this is read again mirrored left to
-right, which shows the same value, and the two readings' probabilities averaged. Why: the reader,
-though trained on mirrored ends too, reads an end that is hard to make out (a 15 of rows of dots
-run together on a 40-px tile) differently in its two pictures, and the mean is right more often.
-On 7,908 held-out rendered ends the session-30 reader read 0.9369 alone and 0.9399 so (16 % of
-them under 0.9; averaging every end gave the same 0.9399 at twice the cost) (models/README.md)."""
 
 SMALL_TILE_PX = 90.0
 """Tiles shorter than this (pixels of the picture read) get the classifier's opinion."""

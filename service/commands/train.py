@@ -32,7 +32,7 @@ def register(sub) -> None:
                         "see models/README.md)")
     p.add_argument("--half-big-hours", type=float, default=None,
                    help="half reader fine-tune on small tiles of double-12 to double-18 sets, on the CPU "
-                        "(default 0.6; 0 skips it)")
+                        "(default 0: skipped; tried and not kept, see models/README.md)")
     p.add_argument("--gpu-hours", type=float, default=None,
                    help="detector's last stage at 640 px on fresh scenes (default 0.32 where a GPU is "
                         "present, else skipped; a budget given runs it on the CPU too, at about an hour an epoch)")

@@ -11,8 +11,8 @@ learning rate (`train_half_reader(init=...)`). It runs on the CPU in well under 
 
 Run:  python -m vision.training.half_tune --base models/half_reader.onnx --out OUT/half_reader.onnx
 
-A second stage (`--stage big`, session 30: the committed reader) tunes it on the big sets' small
-tiles instead (`BIG_SMALL_SCENES`): `--stage big --hours 0.6 --lr 5e-4 --seed 3101`.
+Another stage (`--stage big`, session 30, tried and not kept: models/README.md) tunes it on the
+big sets' small tiles instead (`BIG_SMALL_SCENES`): `--stage big --hours 0.6 --lr 5e-4 --seed 3101`.
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ TUNE_SCENES = HUE_SCENES + (("table", None, 1000), ("hand", None, 600),
 BIG_SMALL_SCENES = (("table", None, 700, 15), ("table", None, 500, 18), ("table", None, 300, 12),
                     ("hand", None, 300, 15), ("hand", None, 200, 18), ("table", None, 500), ("hand", None, 500),
                     ("table", "hue-coded", 300), ("hand", "hue-coded", 200))
-"""A stage for the big sets' values on small tiles (session 30): 720p tables of double-12 to
+"""A stage for the big sets' values on small tiles (session 30, not kept): 720p tables of double-12 to
 double-18, whose tiles are 25-60 px long, where the committed reader read ends of 13-15 right at
 0.83-0.90 (15 read as 14 in 11 of 99), beside hands of those sets and sets drawn at random or
 hue-coded, so nothing else is unlearnt."""

@@ -158,11 +158,12 @@ class Recipe:
     """Last half-reader stage, on the CPU either way: the reader fine-tuned on hue-coded sets beside
     sets drawn at random (`half_tune`). Off: tried in session 19 (0.5 h on 2 threads) and not
     kept; it read hue-coded sets better but the real double-6 tiles worse (models/README.md)."""
-    half_big_tune_hours: float = 0.6
+    half_big_tune_hours: float = 0.0
     """Last half-reader stage, on the CPU either way: the reader fine-tuned (lr 5e-4, seed 3101) on
     720p tables and hands of double-12 to double-18 beside sets drawn at random and hue-coded
-    (`half_tune --stage big`: the committed reader, session 30, 7 epochs in 0.6 h on 2 threads after
-    11 minutes of rendering; 0 skips it)."""
+    (`half_tune --stage big`). Off: tried in session 30 (0.6 h on 2 threads, 7 epochs) and not
+    kept; it read rendered big-set tables better but the live tracker's fresh seed-34 rounds worse
+    and one more real double-6 tile wrong (models/README.md)."""
     half_scenes: tuple[tuple[str, int, int], ...] = (("table", 15, 300), ("table", 18, 300), ("table", 12, 200),
                                                      ("hand", 15, 500), ("hand", 18, 500))
     """(kind, set, count) of scenes rendered for it besides the first set's and stage 2's tables:
