@@ -58,30 +58,15 @@ def run(args) -> int:
             if value <= 0:
                 raise UserError(f"--{name.replace('_', '-')} must be positive")
             setattr(recipe, name, value)
-    if args.packed_hours is not None:
-        if args.packed_hours < 0:
-            raise UserError("--packed-hours must be 0 (skip) or positive")
-        recipe.pip_packed_hours = args.packed_hours
-    if args.tables_hours is not None and args.tables_hours < 0:
-        raise UserError("--tables-hours must be 0 (skip) or positive")
-    if args.tables_hours is not None:
-        recipe.det_tables_hours = args.tables_hours
-    if args.half_hours is not None:
-        if args.half_hours < 0:
-            raise UserError("--half-hours must be 0 (skip) or positive")
-        recipe.half_hours = args.half_hours
-    if args.half_tune_hours is not None:
-        if args.half_tune_hours < 0:
-            raise UserError("--half-tune-hours must be 0 (skip) or positive")
-        recipe.half_tune_hours = args.half_tune_hours
-    if args.half_big_hours is not None:
-        if args.half_big_hours < 0:
-            raise UserError("--half-big-hours must be 0 (skip) or positive")
-        recipe.half_big_tune_hours = args.half_big_hours
-    if args.steep_hours is not None:
-        if args.steep_hours < 0:
-            raise UserError("--steep-hours must be 0 (skip) or positive")
-        recipe.det_steep_hours = args.steep_hours
+    # budgets that may be 0 (the stage skipped): (flag, the Recipe's field)
+    for flag, field in (("packed_hours", "pip_packed_hours"), ("tables_hours", "det_tables_hours"),
+                        ("half_hours", "half_hours"), ("half_tune_hours", "half_tune_hours"),
+                        ("half_big_hours", "half_big_tune_hours"), ("steep_hours", "det_steep_hours")):
+        value = getattr(args, flag)
+        if value is not None:
+            if value < 0:
+                raise UserError(f"--{flag.replace('_', '-')} must be 0 (skip) or positive")
+            setattr(recipe, field, value)
     if args.gpu_hours is not None:
         if args.gpu_hours < 0:
             raise UserError("--gpu-hours must be 0 (skip) or positive")

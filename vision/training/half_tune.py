@@ -12,7 +12,7 @@ learning rate (`train_half_reader(init=...)`). It runs on the CPU in well under 
 Run:  python -m vision.training.half_tune --base models/half_reader.onnx --out OUT/half_reader.onnx
 
 Another stage (`--stage big`, session 30, tried and not kept: models/README.md) tunes it on the
-big sets' small tiles instead (`BIG_SMALL_SCENES`): `--stage big --hours 0.6 --lr 5e-4 --seed 3101`.
+big sets' small tiles instead (`BIG_TUNE`): `--stage big --hours 0.6 --lr 5e-4 --seed 3101`.
 """
 from __future__ import annotations
 
@@ -36,6 +36,8 @@ double-18, whose tiles are 25-60 px long, where the committed reader read ends o
 0.83-0.90 (15 read as 14 in 11 of 99), beside hands of those sets and sets drawn at random or
 hue-coded, so nothing else is unlearnt."""
 STAGES = {"hue": TUNE_SCENES, "big": BIG_SMALL_SCENES}
+BIG_TUNE = dict(scenes=BIG_SMALL_SCENES, lr=5e-4, seed=3101)
+"""`tune_half_reader`'s arguments for the big-set stage as session 30 ran it."""
 
 
 def render_tune_scenes(work: Path, seed: int, workers: int, scale: float = 1.0,

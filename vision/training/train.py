@@ -315,18 +315,16 @@ def train_all(data_root: Path, out_dir: Path = MODELS_DIR, recipe: Recipe | None
         dirs = [d / "scenes" for d in [data_root, *half_roots] if (d / "scenes").is_dir()]
         build_half_dataset(dirs, runs / "halves", versions=recipe.half_versions)
         halves = train_half_reader(runs / "halves", out_dir / "half_reader.onnx", hours=recipe.half_hours)
-    if halves is not None and recipe.half_tune_hours > 0:
-        from .half_tune import tune_half_reader
+    if halves is not None:
+        from .half_tune import BIG_TUNE, tune_half_reader
 
-        halves["tune"] = {k: v for k, v in tune_half_reader(out_dir / "half_reader.onnx", runs / "half_tune",
-                                                           out_dir / "half_reader.onnx",
-                                                           recipe.half_tune_hours).items() if k != "history"}
-    if halves is not None and recipe.half_big_tune_hours > 0:
-        from .half_tune import BIG_SMALL_SCENES, tune_half_reader
-
-        halves["big_tune"] = {k: v for k, v in tune_half_reader(
-            out_dir / "half_reader.onnx", runs / "half_big_tune", out_dir / "half_reader.onnx",
-            recipe.half_big_tune_hours, seed=3101, lr=5e-4, scenes=BIG_SMALL_SCENES).items() if k != "history"}
+        # the reader's CPU fine-tunes, each on the file the stage before wrote (both off by default)
+        for key, hours, work, extra in (("tune", recipe.half_tune_hours, "half_tune", {}),
+                                        ("big_tune", recipe.half_big_tune_hours, "half_big_tune", BIG_TUNE)):
+            if hours > 0:
+                res = tune_half_reader(out_dir / "half_reader.onnx", runs / work, out_dir / "half_reader.onnx",
+                                       hours, **extra)
+                halves[key] = {k: v for k, v in res.items() if k != "history"}
     return {"detector": str(det_onnx), "pips": str(pip_onnx), "half_reader": halves,
             "half_seconds": round(time.perf_counter() - t5), "train_seconds": round(t1 - t0),
             "finetune_seconds": round(t2 - t1), "stage2_seconds": round(t3 - t2),
