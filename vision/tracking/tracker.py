@@ -120,6 +120,22 @@ rounds 0.2 caught one more planted play and raised no false flag.) A large tile'
 how much more the half reader believes the value read (`recognize.backed_costs`): a dot scoring
 0.65 that the half reader sees too is no longer "0.15 from the threshold"."""
 
+LOOSE_EXPLAINED = 1.5
+"""How much a re-reading must explain before it is believed (`_explain_loose`): each tile set
+apart that it turns into a legal play counts 1, less `GUESS_COST` for each guess it makes. One
+tile is not enough (a planted illegal play, or a phantom, that some re-reading makes legal by
+chance); two laid on from one another are the table going on."""
+EXPLAIN_MARGIN = 1.0
+"""How much better than every other re-reading the one entered must explain: while two explain
+alike, the next tile laid usually tells them apart (a double read 15-13 across a 13 read for 15
+is a 13-13 by its parent and a 15-15 by its first toe; the second toe settles it)."""
+GUESS_COST = 0.5
+"""What a guess costs a re-reading: a board tile taken as the other tile its place was read as
+(`PLACE_READS` runs at least), or a tile lying across an end taken as a double of one of its values."""
+PLACE_READS = 2
+"""Recognizer runs that must read a board tile's place as one other tile before `_explain_loose`
+may take it for that tile."""
+
 Detector = Callable[[Any], Sequence[Any]]
 """frame -> tile detections (`vision.types.TileDetection`-like: corners, pips, confidence)."""
 
@@ -267,6 +283,14 @@ class Tracker:
         self._advised_px: float | None = None
         """The tiles' length when they were last found too small to read (`_advise_on_size`)."""
         self._misreads: set[tuple[Tile, Tile]] = set()
+        """(board tile, reading) pairs: the board tile's place read steadily as the other tile while
+        it stayed in its place (kept as it was: the reader was sure of both)."""
+        self._place_reads: dict[Tile, dict[Tile, set[int]]] = {}
+        """For each board tile, the other tiles its place was read as since it was laid, with the
+        recognizer runs that read each."""
+        self._explained: tuple[frozenset[Tile], frozenset[tuple[Tile, Tile]]] | None = None
+        """The loose tiles and board tiles' other readings `_explain_loose` last tried (it tries
+        each set once)."""
         self._pending: list[TrackEvent] = []
         """Corrections made while finding new tiles (`_board_tile_misread`), reported with them."""
         self._superseded: set[tuple[Tile, Tile]] = set()
@@ -455,6 +479,10 @@ class Tracker:
     def _associate(self, obs: Observation) -> None:
         register(obs, self.board, self.config.set_max)
         associate(obs, self.board, self.config.set_max)
+        for old, (other, _) in obs.conflicts.items():
+            bt = self.board.get(old)
+            if bt is not None and obs.frame >= bt.frame:
+                self._place_reads.setdefault(old, {}).setdefault(other, set()).add(obs.read)
 
     def _reassociate(self) -> None:
         for obs in self.window:
@@ -560,6 +588,10 @@ class Tracker:
                         not self._lost_in_place(bt, recent):
                     events.extend(self._take_back(bt, recent[0]))
             events.extend(self._place(found))
+            changed = True
+        explained = self._explain_loose(recent[-1])
+        if explained:
+            events.extend(explained)
             changed = True
         if changed:
             events.extend(self._advise_on_size(recent[-1]))
@@ -785,6 +817,151 @@ class Tracker:
             taken.add(tile)
             out.append((tile, pose, window[k0]))
         return out
+
+    def _explain_loose(self, obs: Observation) -> list[TrackEvent]:
+        """Tiles set apart from the layout, explained as plays by reading them, and the board tiles
+        they lie near, another way the pictures support: a board tile as the other tile its place
+        has been read as (same value against its parent), a tile lying across an end as a double
+        of one of its values (no other tile is laid across an end). Each loose tile a combination
+        turns into a legal play counts 1, each guess costs `GUESS_COST`; the best combination is
+        entered (the corrections, then those plays) when it scores `LOOSE_EXPLAINED` and
+        `EXPLAIN_MARGIN` more than any other. Loose tiles that then touch the layout are judged
+        as they lie (a planted play among them is flagged).
+
+        Why: on small double-15 tiles the reader can be sure and wrong about a whole stretch. A
+        15-5 read 13-5 was played; the 15-15 chickie laid across its 15 end read 15-13 and was
+        set apart, and with it every toe and every tile built beyond them: 37 of 101 plays missed
+        in round seed34-19, though the 15-5's place read 15-5 in half the readings. Each reading
+        alone was kept, as it should be; only together do they make a table the rules accept."""
+        if self.current is None:
+            return []
+        loose = sorted((b for b in self.board.values() if b.status == "loose" and not b.missing),
+                       key=lambda b: b.frame)
+        if not loose:
+            return []
+        options: dict[Tile, list[tuple[Tile, TilePose]]] = {}
+        for old, reads in sorted(self._place_reads.items()):
+            bt = self.board.get(old)
+            if bt is None or bt.status != "legal" or bt.touching is None or \
+                    not any(np.hypot(*(bt.pose.centre - b.pose.centre)) < 2.5 * bt.pose.length for b in loose):
+                continue
+            value = bt.pose.pips[bt.touching]
+            for new, runs in sorted(reads.items()):
+                if len(runs) < PLACE_READS or new in self.board or (old, new) in self._superseded or \
+                        new.is_double != old.is_double or not new.has(value):
+                    continue
+                free = new.other(value)
+                options.setdefault(old, []).append(
+                    (new, TilePose(bt.pose.corners, (value, free) if bt.touching == 0 else (free, value))))
+        tried = (frozenset(b.tile for b in loose), frozenset((o, n) for o, ns in options.items() for n, _ in ns))
+        if tried == self._explained:
+            return []
+        self._explained = tried
+        combos: list[dict[Tile, tuple[Tile, TilePose]]] = [{}]
+        for old, alts in options.items():
+            combos = [c | {old: alt} for c in combos for alt in alts] + combos
+        results = []
+        for fixes in combos[:64]:
+            placed = self._loose_as_plays(loose, fixes)
+            if placed is not None:
+                guesses = len(fixes) + sum(t != lb.tile for lb, t, *_ in placed)
+                results.append((len(placed) - GUESS_COST * guesses, fixes, placed))
+        results.sort(key=lambda r: r[0], reverse=True)
+        if not results or results[0][0] < LOOSE_EXPLAINED or \
+                (len(results) > 1 and results[1][0] > results[0][0] - EXPLAIN_MARGIN):
+            return []
+        _, fixes, placed = results[0]
+        return self._enter_explained(fixes, placed, obs)
+
+    def _loose_hypotheses(self, bt: BoardTile) -> list[tuple[Tile, TilePose]]:
+        """What a loose tile may be: as read, or (not read as a double) a double of either value."""
+        out = [(bt.tile, bt.pose)]
+        if not bt.tile.is_double:
+            for v in bt.pose.pips:
+                out.append((Tile(v, v), TilePose(bt.pose.corners, (v, v))))
+        return out
+
+    def _loose_as_plays(self, loose: list[BoardTile], fixes: dict[Tile, tuple[Tile, TilePose]]
+                        ) -> list[tuple[BoardTile, Tile, TilePose, Tile, int, int]] | None:
+        """The loose tiles that become legal plays, in turn, once `fixes` (board tile -> its other
+        reading) are made: (loose tile, played as, pose, laid on, touching end, frame). None when
+        the round does not replay with the fixes."""
+        assert self.current is not None
+        referee = self.current.referee.copy()
+        if fixes and referee.replace_many({old: (new, pose.pips[self.board[old].touching])  # type: ignore[index]
+                                           for old, (new, pose) in fixes.items()}) is None:
+            return None
+        taken = {new for new, _ in fixes.values()}
+        # the corrected tiles under their new values (the old entries, off the trial's layout,
+        # rank behind them)
+        extra = {new: BoardTile(new, pose, "legal", None, self.board[old].on, self.board[old].touching,
+                                self.board[old].frame) for old, (new, pose) in fixes.items()}
+        placed: list[tuple[BoardTile, Tile, TilePose, Tile, int, int]] = []
+        waiting = list(loose)
+        progress = True
+        while progress and waiting:
+            progress = False
+            for lb in list(waiting):
+                for tile, pose in self._loose_hypotheses(lb):
+                    if tile in taken or (tile in self.board and tile != lb.tile):
+                        continue
+                    played = None
+                    for _, parent, contact in self._candidates(pose, extra, referee)[:2]:
+                        on = fixes[parent.tile][0] if parent.tile in fixes else parent.tile
+                        verdict = referee.judge(tile, on, pose.pips[contact.touching])
+                        if verdict.legal:
+                            referee.accept(tile, verdict, lb.frame, 0.0, pose.pips[contact.touching])
+                            played = (on, contact.touching)
+                            break
+                    if played is None:
+                        continue
+                    on, touching = played
+                    extra[tile] = BoardTile(tile, pose, "legal", None, on, touching, lb.frame)
+                    placed.append((lb, tile, pose, on, touching, lb.frame))
+                    taken.add(tile)
+                    waiting.remove(lb)
+                    progress = True
+                    break
+        return placed
+
+    def _enter_explained(self, fixes: dict[Tile, tuple[Tile, TilePose]],
+                         placed: list[tuple[BoardTile, Tile, TilePose, Tile, int, int]],
+                         obs: Observation) -> list[TrackEvent]:
+        """Enter what `_explain_loose` chose: the board tiles corrected, the loose tiles played."""
+        assert self.current is not None
+        referee = self.current.referee
+        events: list[TrackEvent] = []
+        names = ", ".join(str(lb.tile) if t == lb.tile else f"{lb.tile} (read as {t})" for lb, t, *_ in placed)
+        if fixes:
+            plays = referee.replace_many({old: (new, pose.pips[self.board[old].touching])  # type: ignore[index]
+                                          for old, (new, pose) in fixes.items()})
+            if plays is None:
+                return []
+            for (old, (new, pose)), play in zip(list(fixes.items()), plays):
+                bt = self.board[old]
+                events.extend(self._enter_correction(
+                    bt, new, pose, bt.touching, play, obs,
+                    f"{old} was {new} misread: its place has read {new} too, and with {new} the tiles "
+                    f"set apart beside it ({names}) are plays the rules accept"))
+        for lb, tile, pose, on, touching, frame in placed:
+            verdict = referee.judge(tile, on, pose.pips[touching])
+            if not verdict.legal or self.board.get(lb.tile) is not lb:
+                break
+            del self.board[lb.tile]
+            if tile != lb.tile:
+                self._superseded.add((tile, lb.tile))
+            first = next((o for o in self.window if o.frame == frame), obs)
+            referee.accept(tile, verdict, frame, first.t, pose.pips[touching])
+            self._played_legally.add(tile)
+            self.board[tile] = BoardTile(tile, pose, "legal", verdict.player, on, touching, frame, patch=lb.patch)
+            events.append(TilePlayed(frame, first.t, str(tile), verdict.player, str(on), verdict.slot, verdict.end))
+        # tiles still set apart that now touch the layout: judged as they lie
+        for bt in sorted((b for b in self.board.values() if b.status == "loose"), key=lambda b: b.frame):
+            cands = self._candidates(bt.pose)
+            if cands:
+                del self.board[bt.tile]
+                events.append(self._judge(bt.tile, bt.pose, obs, cands, hand=False))
+        return events
 
     def _correct_misread_play(self, bt: BoardTile, tile: Tile, recent: list[Observation]) -> list[TrackEvent]:
         """The play of `bt` corrected to `tile`, which every recent reading finds in its unchanged
