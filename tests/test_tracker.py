@@ -1023,6 +1023,47 @@ def test_a_tile_lying_apart_with_no_single_tile_to_fill_the_gap_stays_apart():
     assert tracker.board[Tile(5, 3)].status == "loose"
 
 
+def _chickie_on_a_misread_arm():
+    """Four arms round a 6-6 spinner, the one above really a 6-5 but read 6-2 (sure), its place
+    read 6-5 in two later stretches; then a 5-5 laid across its outer end, read 5-2 (no tile but a
+    double lies across an end), and two toes laid on it, 5-1 and 5-3."""
+    tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
+    arms = _four_arms()
+    _feed(tracker, [arms[:k] for k in range(1, 6)])
+    seen_better = [arms[0], _det(arms[1].corners, (6, 5))] + arms[2:]
+    _feed(tracker, [seen_better, arms, seen_better, arms])
+    double = _tile_at(300, 160, (5, 2), vertical=False)
+    toes = [_det(np.roll(_tile_at(x, 100, (5, v)).corners, 2, axis=0), (5, v)) for x, v in ((280, 1), (320, 3))]
+    return tracker, arms + [double], toes
+
+
+def test_tiles_set_apart_are_played_when_one_reading_of_them_and_the_tile_they_lie_on_fits_them_all():
+    """With both toes laid, one reading explains everything: the arm is the 6-5 its place was
+    also read as, the tile across its end the 5-5, and both toes go on that chickie. The arm's
+    play is corrected and the three are played, none flagged."""
+    tracker, table, toes = _chickie_on_a_misread_arm()
+    _feed(tracker, [table, table + toes[:1]])
+    events = _feed(tracker, [table + toes], repeat=6)
+    kinds = [(e.kind, e.tile) + ((e.on, e.legal) if isinstance(e, TilePlayed) else ()) for e in events
+             if e.kind in ("tile_played", "play_corrected")]
+    assert kinds == [("play_corrected", "6-5"), ("tile_played", "6-5", "6-6", True),
+                     ("tile_played", "5-5", "6-5", True), ("tile_played", "5-1", "5-5", True),
+                     ("tile_played", "5-3", "5-5", True)], kinds
+    assert Tile(6, 2) not in tracker.board and Tile(5, 2) not in tracker.board
+    assert not tracker.current.illegal
+
+
+def test_tiles_set_apart_stay_apart_while_two_readings_explain_them_alike():
+    """With the double and one toe only, the double read 5-2 is a 2-2 by the arm as read, or a
+    5-5 by the toe and the arm's other reading: neither explains clearly more, so nothing is
+    played yet (a guess here is a coin toss)."""
+    tracker, table, toes = _chickie_on_a_misread_arm()
+    events = _feed(tracker, [table, table + toes[:1]])
+    assert not [e for e in events if e.kind in ("tile_played", "play_corrected")]
+    assert tracker.board[Tile(5, 2)].status == "loose" and tracker.board[Tile(5, 1)].status == "loose"
+    assert tracker.board[Tile(6, 2)].status == "legal"
+
+
 def _after_a_hand(tracker, readings, frames=8):
     """A hand lays a tile and leaves; the recognizer's runs on the still frames after it give
     `readings` in turn (the last one from then on)."""
