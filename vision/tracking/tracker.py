@@ -285,9 +285,10 @@ class Tracker:
         self._misreads: set[tuple[Tile, Tile]] = set()
         """(board tile, reading) pairs: the board tile's place read steadily as the other tile while
         it stayed in its place (kept as it was: the reader was sure of both)."""
-        self._place_reads: dict[Tile, dict[Tile, set[int]]] = {}
-        """For each board tile, the other tiles its place was read as since it was laid, with the
-        recognizer runs that read each."""
+        self._place_reads: dict[tuple[Tile, int], dict[Tile, set[int]]] = {}
+        """For each board tile (and the frame it was laid at: a tile taken back and laid again, or
+        laid in a later round, starts afresh), the other tiles its place was read as since, with
+        the recognizer runs that read each."""
         self._explained: tuple[frozenset[Tile], frozenset[tuple[Tile, Tile]]] | None = None
         """The loose tiles and board tiles' other readings `_explain_loose` last tried (it tries
         each set once)."""
@@ -482,7 +483,7 @@ class Tracker:
         for old, (other, _) in obs.conflicts.items():
             bt = self.board.get(old)
             if bt is not None and obs.frame >= bt.frame:
-                self._place_reads.setdefault(old, {}).setdefault(other, set()).add(obs.read)
+                self._place_reads.setdefault((old, bt.frame), {}).setdefault(other, set()).add(obs.read)
 
     def _reassociate(self) -> None:
         for obs in self.window:
@@ -840,9 +841,9 @@ class Tracker:
         if not loose:
             return []
         options: dict[Tile, list[tuple[Tile, TilePose]]] = {}
-        for old, reads in sorted(self._place_reads.items()):
+        for (old, frame), reads in sorted(self._place_reads.items()):
             bt = self.board.get(old)
-            if bt is None or bt.status != "legal" or bt.touching is None or \
+            if bt is None or bt.frame != frame or bt.status != "legal" or bt.touching is None or \
                     not any(np.hypot(*(bt.pose.centre - b.pose.centre)) < 2.5 * bt.pose.length for b in loose):
                 continue
             value = bt.pose.pips[bt.touching]
