@@ -823,7 +823,9 @@ class Tracker:
         """Tiles set apart from the layout, explained as plays by reading them, and the board tiles
         they lie near, another way the pictures support: a board tile as the other tile its place
         has been read as (same value against its parent), a tile lying across an end as a double
-        of one of its values (no other tile is laid across an end). Each loose tile a combination
+        of one of its values (no other tile is laid across an end), and an open end with loose
+        tiles of its value around it as carrying a double the reader never saw, whose toes they
+        are. Each loose tile a combination
         turns into a legal play counts 1, each guess costs `GUESS_COST`; the best combination is
         entered (the corrections, then those plays) when it scores `LOOSE_EXPLAINED` and
         `EXPLAIN_MARGIN` more than any other. Loose tiles that then touch the layout are judged
@@ -833,7 +835,9 @@ class Tracker:
         15-5 read 13-5 was played; the 15-15 chickie laid across its 15 end read 15-13 and was
         set apart, and with it every toe and every tile built beyond them: 37 of 101 plays missed
         in round seed34-19, though the 15-5's place read 15-5 in half the readings. Each reading
-        alone was kept, as it should be; only together do they make a table the rules accept."""
+        alone was kept, as it should be; only together do they make a table the rules accept. And
+        in round seed0-3 a 12-12 chickie was never read at all: its four toes lay apart, 17 plays
+        in all found 700 frames late."""
         if self.current is None:
             return []
         loose = sorted((b for b in self.board.values() if b.status == "loose" and not b.missing),
@@ -854,25 +858,54 @@ class Tracker:
                 free = new.other(value)
                 options.setdefault(old, []).append(
                     (new, TilePose(bt.pose.corners, (value, free) if bt.touching == 0 else (free, value))))
-        tried = (frozenset(b.tile for b in loose), frozenset((o, n) for o, ns in options.items() for n, _ in ns))
+        unseen = self._unseen_doubles(loose)
+        tried = (frozenset(b.tile for b in loose),
+                 frozenset([(o, n) for o, ns in options.items() for n, _ in ns] + [(d, d) for _, d, _ in unseen]))
         if tried == self._explained:
             return []
         self._explained = tried
         combos: list[dict[Tile, tuple[Tile, TilePose]]] = [{}]
         for old, alts in options.items():
             combos = [c | {old: alt} for c in combos for alt in alts] + combos
+        with_doubles = [(fixes, [u for k, u in enumerate(unseen) if mask >> k & 1])
+                        for fixes in combos[:64] for mask in range(1 << min(len(unseen), 3))]
         results = []
-        for fixes in combos[:64]:
-            placed = self._loose_as_plays(loose, fixes)
+        for fixes, doubles in with_doubles[:128]:
+            placed = self._loose_as_plays(loose, fixes, doubles)
             if placed is not None:
-                guesses = len(fixes) + sum(t != lb.tile for lb, t, *_ in placed)
-                results.append((len(placed) - GUESS_COST * guesses, fixes, placed))
+                toes = [p for p in placed if p[0] is not None]
+                guesses = len(fixes) + len(doubles) + sum(t != lb.tile for lb, t, *_ in toes)
+                results.append((len(toes) - GUESS_COST * guesses, fixes, placed))
         results.sort(key=lambda r: r[0], reverse=True)
         if not results or results[0][0] < LOOSE_EXPLAINED or \
                 (len(results) > 1 and results[1][0] > results[0][0] - EXPLAIN_MARGIN):
             return []
         _, fixes, placed = results[0]
         return self._enter_explained(fixes, placed, obs)
+
+    def _unseen_doubles(self, loose: list[BoardTile]) -> list[tuple[BoardTile, Tile, TilePose]]:
+        """Open ends of ordinary board tiles with two or more loose tiles of the end's value near
+        them: (the tile, the double of that value, where it would lie across the end)."""
+        assert self.current is not None
+        out = []
+        for bt in self.board.values():
+            if bt.status != "legal" or bt.tile.is_double or bt.free_end is None or \
+                    not self.current.referee.open_slots(bt.tile):
+                continue
+            v = bt.pose.pips[bt.free_end]
+            double = Tile(v, v)
+            if double in self.board:
+                continue
+            out_dir = bt.pose.axis(bt.free_end)
+            side = np.array([-out_dir[1], out_dir[0]])
+            w, length = bt.pose.width, bt.pose.length
+            centre = bt.pose.end_mid(bt.free_end) + out_dir * (w / 2)
+            if sum(b.tile.has(v) and np.hypot(*(b.pose.centre - centre)) < 1.5 * length for b in loose) < 2:
+                continue
+            corners = np.array([centre - side * length / 2 + out_dir * w / 2, centre - side * length / 2 - out_dir * w / 2,
+                                centre + side * length / 2 - out_dir * w / 2, centre + side * length / 2 + out_dir * w / 2])
+            out.append((bt, double, TilePose(corners, (v, v))))
+        return out
 
     def _loose_hypotheses(self, bt: BoardTile) -> list[tuple[Tile, TilePose]]:
         """What a loose tile may be: as read, or (not read as a double) a double of either value."""
@@ -882,11 +915,13 @@ class Tracker:
                 out.append((Tile(v, v), TilePose(bt.pose.corners, (v, v))))
         return out
 
-    def _loose_as_plays(self, loose: list[BoardTile], fixes: dict[Tile, tuple[Tile, TilePose]]
-                        ) -> list[tuple[BoardTile, Tile, TilePose, Tile, int, int]] | None:
+    def _loose_as_plays(self, loose: list[BoardTile], fixes: dict[Tile, tuple[Tile, TilePose]],
+                        doubles: list[tuple[BoardTile, Tile, TilePose]] = ()  # type: ignore[assignment]
+                        ) -> list[tuple[BoardTile | None, Tile, TilePose, Tile, int | None, int]] | None:
         """The loose tiles that become legal plays, in turn, once `fixes` (board tile -> its other
-        reading) are made: (loose tile, played as, pose, laid on, touching end, frame). None when
-        the round does not replay with the fixes."""
+        reading) are made and the unseen `doubles` played: (loose tile, or None for an unseen
+        double; played as, pose, laid on, touching end, frame). None when the round does not
+        replay with the fixes, or a double cannot be played."""
         assert self.current is not None
         referee = self.current.referee.copy()
         if fixes and referee.replace_many({old: (new, pose.pips[self.board[old].touching])  # type: ignore[index]
@@ -897,7 +932,17 @@ class Tracker:
         # rank behind them)
         extra = {new: BoardTile(new, pose, "legal", None, self.board[old].on, self.board[old].touching,
                                 self.board[old].frame) for old, (new, pose) in fixes.items()}
-        placed: list[tuple[BoardTile, Tile, TilePose, Tile, int, int]] = []
+        placed: list[tuple[BoardTile | None, Tile, TilePose, Tile, int | None, int]] = []
+        for parent, double, pose in doubles:
+            on = fixes[parent.tile][0] if parent.tile in fixes else parent.tile
+            verdict = referee.judge(double, on)
+            if not verdict.legal or double in taken:
+                return None
+            frame = min(b.frame for b in loose)
+            referee.accept(double, verdict, frame, 0.0, pose.pips[0])
+            extra[double] = BoardTile(double, pose, "legal", None, on, 0, frame)
+            placed.append((None, double, pose, on, 0, frame))
+            taken.add(double)
         waiting = list(loose)
         progress = True
         while progress and waiting:
@@ -926,13 +971,14 @@ class Tracker:
         return placed
 
     def _enter_explained(self, fixes: dict[Tile, tuple[Tile, TilePose]],
-                         placed: list[tuple[BoardTile, Tile, TilePose, Tile, int, int]],
+                         placed: list[tuple[BoardTile | None, Tile, TilePose, Tile, int | None, int]],
                          obs: Observation) -> list[TrackEvent]:
-        """Enter what `_explain_loose` chose: the board tiles corrected, the loose tiles played."""
+        """Enter what `_explain_loose` chose: the board tiles corrected, unseen doubles and the
+        loose tiles played."""
         assert self.current is not None
         referee = self.current.referee
         events: list[TrackEvent] = []
-        names = ", ".join(str(lb.tile) if t == lb.tile else f"{lb.tile} (read as {t})" for lb, t, *_ in placed)
+        names = ", ".join(str(t) if lb is None or t == lb.tile else f"{lb.tile} (read as {t})" for lb, t, *_ in placed)
         if fixes:
             plays = referee.replace_many({old: (new, pose.pips[self.board[old].touching])  # type: ignore[index]
                                           for old, (new, pose) in fixes.items()})
@@ -945,16 +991,24 @@ class Tracker:
                     f"{old} was {new} misread: its place has read {new} too, and with {new} the tiles "
                     f"set apart beside it ({names}) are plays the rules accept"))
         for lb, tile, pose, on, touching, frame in placed:
-            verdict = referee.judge(tile, on, pose.pips[touching])
-            if not verdict.legal or self.board.get(lb.tile) is not lb:
+            value = None if touching is None else pose.pips[touching]
+            verdict = referee.judge(tile, on, value)
+            if not verdict.legal or (lb is not None and self.board.get(lb.tile) is not lb):
                 break
-            del self.board[lb.tile]
-            if tile != lb.tile:
-                self._superseded.add((tile, lb.tile))
             first = next((o for o in self.window if o.frame == frame), obs)
-            referee.accept(tile, verdict, frame, first.t, pose.pips[touching])
+            if lb is None:
+                events.append(Notice(obs.frame, obs.t, f"{tile} was never read, but the tiles set apart "
+                                                       f"around {on}'s open end are its toes ({names}): played"))
+            else:
+                del self.board[lb.tile]
+                if tile != lb.tile:
+                    self._superseded.add((tile, lb.tile))
+            referee.accept(tile, verdict, frame, first.t, value)
             self._played_legally.add(tile)
-            self.board[tile] = BoardTile(tile, pose, "legal", verdict.player, on, touching, frame, patch=lb.patch)
+            # (an unseen double's place keeps the picture it shows now: the reader never finds it)
+            patch = lb.patch if lb is not None else \
+                tile_patch(obs.image, pose) if obs.image is not None and obs.motion is None else None
+            self.board[tile] = BoardTile(tile, pose, "legal", verdict.player, on, touching, frame, patch=patch)
             events.append(TilePlayed(frame, first.t, str(tile), verdict.player, str(on), verdict.slot, verdict.end))
         # tiles still set apart that now touch the layout: judged as they lie
         for bt in sorted((b for b in self.board.values() if b.status == "loose"), key=lambda b: b.frame):
