@@ -1064,6 +1064,35 @@ def test_tiles_set_apart_stay_apart_while_two_readings_explain_them_alike():
     assert tracker.board[Tile(6, 2)].status == "legal"
 
 
+def _toes_of_an_unseen_double(toes: int):
+    """Four arms round a 6-6 spinner; a 2-2 laid across the 6-2 arm's open 2 that the reader
+    never finds, and `toes` of its toes (2-1, then 3-2) laid on it, read right."""
+    tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
+    arms = _four_arms()
+    _feed(tracker, [arms[:k] for k in range(1, 6)])
+    laid = [_det(np.roll(_tile_at(x, 100, (2, v)).corners, 2, axis=0), (2, v)) for x, v in ((280, 1), (320, 3))]
+    events = _feed(tracker, [arms + laid[:k] for k in range(1, toes + 1)], repeat=6)
+    return tracker, events
+
+
+def test_two_tiles_set_apart_around_an_open_end_are_the_toes_of_a_double_the_reader_never_saw():
+    """Two tiles with a 2 lie apart where the toes of a 2-2 across the arm's open 2 would lie:
+    the 2-2 is played (with a notice that it was never read), then both toes on it."""
+    tracker, events = _toes_of_an_unseen_double(2)
+    plays = [(e.tile, e.on, e.legal) for e in events if isinstance(e, TilePlayed)]
+    assert plays == [("2-2", "6-2", True), ("2-1", "2-2", True), ("3-2", "2-2", True)], plays
+    assert any(e.kind == "notice" and "never read" in e.message for e in events)
+    assert not tracker.current.illegal
+
+
+def test_one_tile_set_apart_near_an_open_end_does_not_make_an_unseen_double():
+    """One such tile alone could be anything set down there: it stays apart, and no double is
+    played."""
+    tracker, events = _toes_of_an_unseen_double(1)
+    assert not [e for e in events if isinstance(e, TilePlayed)]
+    assert tracker.board[Tile(2, 1)].status == "loose" and Tile(2, 2) not in tracker.board
+
+
 def _after_a_hand(tracker, readings, frames=8):
     """A hand lays a tile and leaves; the recognizer's runs on the still frames after it give
     `readings` in turn (the last one from then on)."""
