@@ -131,7 +131,8 @@ alike, the next tile laid usually tells them apart (a double read 15-13 across a
 is a 13-13 by its parent and a 15-15 by its first toe; the second toe settles it)."""
 GUESS_COST = 0.5
 """What a guess costs a re-reading: a board tile taken as the other tile its place was read as
-(`PLACE_READS` runs at least), or a tile lying across an end taken as a double of one of its values."""
+(`PLACE_READS` runs at least), a tile lying across an end taken as a double of one of its values,
+or a double the reader never found taken to lie across an open end."""
 PLACE_READS = 2
 """Recognizer runs that must read a board tile's place as one other tile before `_explain_loose`
 may take it for that tile."""
@@ -825,8 +826,8 @@ class Tracker:
         has been read as (same value against its parent), a tile lying across an end as a double
         of one of its values (no other tile is laid across an end), and an open end with loose
         tiles of its value around it as carrying a double the reader never saw, whose toes they
-        are. Each loose tile a combination
-        turns into a legal play counts 1, each guess costs `GUESS_COST`; the best combination is
+        are. Each loose tile a combination turns into a legal play counts 1, each guess costs
+        `GUESS_COST`; the best combination is
         entered (the corrections, then those plays) when it scores `LOOSE_EXPLAINED` and
         `EXPLAIN_MARGIN` more than any other. Loose tiles that then touch the layout are judged
         as they lie (a planted play among them is flagged).
