@@ -934,12 +934,12 @@ class Tracker:
         extra = {new: BoardTile(new, pose, "legal", None, self.board[old].on, self.board[old].touching,
                                 self.board[old].frame) for old, (new, pose) in fixes.items()}
         placed: list[tuple[BoardTile | None, Tile, TilePose, Tile, int | None, int]] = []
+        frame = min(b.frame for b in loose)  # an unseen double was laid before its first toe was seen
         for parent, double, pose in doubles:
             on = fixes[parent.tile][0] if parent.tile in fixes else parent.tile
             verdict = referee.judge(double, on)
             if not verdict.legal or double in taken:
                 return None
-            frame = min(b.frame for b in loose)
             referee.accept(double, verdict, frame, 0.0, pose.pips[0])
             extra[double] = BoardTile(double, pose, "legal", None, on, 0, frame)
             placed.append((None, double, pose, on, 0, frame))
