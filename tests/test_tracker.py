@@ -17,7 +17,7 @@ from vision.synth.sequence import SeqFrame, plan_sequence, sequence_rng
 from vision.tracking import FrameRejected, StreamLost, StreamResumed, TilePlayed, TileTakenBack, Tracker
 from vision.tracking.evaluate import Tally, make_tracker, run_oracle
 from vision.tracking.oracle import Noise, OracleDetector, TruthGate
-from vision.types import TileDetection
+from vision.types import COLOUR_NOTE, TileDetection
 
 
 def _plan(index: int, set_max: int = 6, **kw):
@@ -1923,3 +1923,47 @@ def test_tiles_too_small_to_read_get_advice_once_whatever_the_nudges():
 
 def test_tiles_large_enough_to_read_get_no_advice(noisy_runs):
     assert not any(_size_advice(run) for run in noisy_runs)
+
+
+def _a_line_misread_alike(by_colour: bool):
+    """Four arms round a 6-6 spinner; a 2-5 laid on the 6-2 arm's open 2 and a 5-1 on it, both
+    read with their 5 as a 3 (sure, and legal so: 2-3, then 3-1 on its 3), and a 1-4 on the 6-1
+    arm; then every reading of
+    both places reads 2-5 and 5-1, sure, `by_colour` or not (the recognizer's note that an end
+    was read again because its pips' colour is not the first value's, `vision.colour_check`)."""
+    tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
+    arms = _four_arms()
+    _feed(tracker, [(arms[:k], arms[:k]) for k in range(1, 6)], pictures=True)
+
+    def laid(y, pips, recoloured=False):
+        d = _det(np.roll(_tile_at(300, y, pips).corners, 2, axis=0), pips)
+        if recoloured:
+            d.notes.append(f"{COLOUR_NOTE}: read with a 3, but another tile's 3 has pips of another colour")
+        return d
+
+    first, real = [laid(140, (2, 3)), laid(60, (3, 1))], [laid(140, (2, 5)), laid(60, (5, 1))]
+    last = _det([[400, 280], [400, 320], [480, 320], [480, 280]], (1, 4))  # the next play, on the 6-1 arm
+    _feed(tracker, [(arms + first[:1], arms + real[:1]), (arms + first, arms + real),
+                    (arms + first + [last], arms + real + [last])], pictures=True)
+    again = [laid(140, (2, 5), by_colour), laid(60, (5, 1), by_colour), last]
+    events = _feed(tracker, [(arms + again, arms + real + [last])], repeat=6, pictures=True)
+    return tracker, events
+
+
+def test_a_line_of_plays_read_again_by_the_colour_of_their_pips_is_corrected_together():
+    """Neither correction replays alone (the 5-1 does not lie on a 2-3); both together do."""
+    tracker, events = _a_line_misread_alike(by_colour=True)
+    kinds = [(e.kind, e.tile) + ((e.on,) if isinstance(e, TilePlayed) else ()) for e in events
+             if e.kind in ("tile_played", "play_corrected")]
+    assert kinds == [("play_corrected", "5-2"), ("tile_played", "5-2", "6-2"),
+                     ("play_corrected", "5-1"), ("tile_played", "5-1", "5-2")], kinds
+    assert Tile(2, 3) not in tracker.board and Tile(3, 1) not in tracker.board
+    assert not tracker.current.illegal
+
+
+def test_a_line_of_sure_plays_read_otherwise_later_but_not_by_colour_is_kept():
+    """Two sure readings of one place disagree, and nothing in the picture says which is
+    right: the plays stay as first read."""
+    tracker, events = _a_line_misread_alike(by_colour=False)
+    assert not [e for e in events if e.kind in ("tile_played", "play_corrected")]
+    assert Tile(2, 3) in tracker.board and Tile(3, 1) in tracker.board

@@ -11,6 +11,7 @@ import cv2
 import numpy as np
 
 from .capture import small_tiles_warning
+from .colour_check import colour_checked
 from .correct import (apply_rules, drop_duplicate_boxes, drop_overlapping_boxes, infer_set_max, read_twice,
                       second_readings)
 from .detector import CLASS_BACK, TileDetector
@@ -21,7 +22,7 @@ from .halfreader import (SMALL_TILE_PX, HalfReader, bar_checked, blank_ends_in_d
 from .pipreader import PipReader, TileReading, colour_distance_view, faint_pips_view, find_bar, sharpened_view
 from .perspective import LevelView, find_level_view, pip_shapes
 from .rectify import rectify_tile
-from .types import Recognition, TileDetection, tile_length
+from .types import COLOUR_NOTE, Recognition, TileDetection, tile_length
 
 REPO_MODELS = Path(__file__).resolve().parents[1] / "models"
 DETECTOR_FILE = "tile_detector.onnx"
@@ -292,7 +293,14 @@ class Recognizer:
                 view_dots = self.pips.read_crops(views, [bars[i] for i in doubtful])
                 for i, dots, probs in zip(doubtful, view_dots, self.halves.probabilities(views)):
                     readings[i] = pale_ends_checked(readings[i], large_probs[i], dots, probs, set_max)
+        # one value, one pip colour: ends read alike but coloured apart are not all that value
+        checked, _ = colour_checked(readings, crops, set_max)
         tiles = [TileDetection(i, b.corners * img.scale, b.score) for i, b in enumerate(up)]
+        for t, r, c in zip(tiles, readings, checked):
+            if c.pips != r.pips:
+                t.notes.append(f"{COLOUR_NOTE}: read {r.pips[0]}-{r.pips[1]}, but another tile's end of that value "
+                               f"has pips of another colour")
+        readings = checked
         for t, r in zip(tiles, readings):
             t.pip_points = [(x, y, c, h) for x, y, c, h in r.points]
         tiles, readings = drop_duplicate_boxes(tiles, readings)

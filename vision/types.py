@@ -12,6 +12,12 @@ def tile_length(corners: np.ndarray) -> float:
     return float((np.linalg.norm(c[0] - c[3]) + np.linalg.norm(c[1] - c[2])) / 2)
 
 
+COLOUR_NOTE = "read again by its pips' colour"
+"""How a tile's note begins where an end was read again because its pips' colour is not that of
+the value first read (`vision.colour_check`); the live tracker goes by it
+(`Tracker._correct_recoloured`)."""
+
+
 @dataclass
 class TileDetection:
     """One domino found in a photo.

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.types import COLOUR_NOTE
+
 ATTACH_MAX = 0.5
 """Largest mismatch, in tile widths, between a new tile's near half and a place to lay it."""
 
@@ -32,6 +34,9 @@ class TilePose:
     pips: tuple[int, int]
     second: tuple[tuple[tuple[int, int], float], ...] = ()
     """The reader's next likeliest readings (pips in the same end order, cost), cheapest first."""
+    recoloured: bool = False
+    """An end was read again because its pips' colour is not that of the value first read
+    (`vision.colour_check`): the reading took in more of the picture than the tile alone."""
 
     @property
     def centre(self) -> np.ndarray:
@@ -83,7 +88,9 @@ def pose_from_detection(det) -> TilePose | None:
     if det.pips is None:
         return None
     second = tuple((tuple(p), float(c)) for p, c in getattr(det, "second_readings", ()))
-    return TilePose(np.asarray(det.corners, np.float64).reshape(4, 2), (int(det.pips[0]), int(det.pips[1])), second)
+    recoloured = any(n.startswith(COLOUR_NOTE) for n in getattr(det, "notes", ()))
+    return TilePose(np.asarray(det.corners, np.float64).reshape(4, 2), (int(det.pips[0]), int(det.pips[1])), second,
+                    recoloured)
 
 
 def point_quad_distance(pt: np.ndarray, quad: np.ndarray) -> float:

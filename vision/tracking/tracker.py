@@ -545,6 +545,7 @@ class Tracker:
             # a flagged tile turned end for end where it lies: the player put the play right
             events.extend(self._take_back(bt, recent[0]))
             found.append((bt.tile, pose, recent[0]))
+        recoloured: list[tuple[BoardTile, Tile]] = []
         for old, (tile, pose, first) in replaced.items():
             bt = self.board.get(old)
             if bt is None:
@@ -570,7 +571,7 @@ class Tracker:
                     events.extend(fixed)
                     changed = True
                     continue
-                self._misreads.add((old, tile))
+                recoloured.append((bt, tile))  # (corrected below together, where the colour says so)
                 continue
             if bt.status == "illegal" or self._is_last_play(bt):
                 if bt.status == "illegal":
@@ -580,6 +581,15 @@ class Tracker:
                 changed = True
             elif (old, tile) not in self._misreads:
                 self._misreads.add((old, tile))
+        if any(self._read_by_colour(bt, tile, recent) for bt, tile in recoloured):
+            fixed = self._correct_recoloured(recoloured, recent)
+            if fixed:
+                events.extend(fixed)
+                changed = True
+            else:
+                self._misreads.update((bt.tile, tile) for bt, tile in recoloured)
+        else:
+            self._misreads.update((bt.tile, tile) for bt, tile in recoloured)
         if found:
             # the last play gone from every recent reading as the next tile arrives: it was taken
             # back before (a hand or a flicker kept the take-back from being seen on its own),
@@ -1122,6 +1132,75 @@ class Tracker:
                 f"{old} was {new} misread: {tile} is laid at another place, and {old}'s place reads "
                 f"{new} in every reading since, so the play is corrected"))
         return True
+
+    @staticmethod
+    def _read_by_colour(bt: BoardTile, tile: Tile, recent: list[Observation]) -> bool:
+        """Whether `bt`'s place, read as `tile` in `recent`, was read so by its pips' colour in at
+        least half of those readings (`TilePose.recoloured`)."""
+        poses = [o.conflicts[bt.tile][1] for o in recent if bt.tile in o.conflicts and o.conflicts[bt.tile][0] == tile]
+        return bool(poses) and 2 * sum(p.recoloured for p in poses) >= len(poses)
+
+    def _correct_recoloured(self, items: list[tuple[BoardTile, Tile]], recent: list[Observation]) -> list[TrackEvent]:
+        """The plays of board tiles whose places now read as other tiles, some of them by their
+        pips' colour (`_read_by_colour`), the others sure, corrected together when the round
+        replays with all of them; then flags raised since the first of them are judged again.
+
+        Why: the half reader reads the dense values of a small double-15 tile the same wrong way
+        on every such end (a 15 of three rows of five as a 13, sure at 0.7-0.9), so a line of 15s
+        was played as a line of 13s, legal throughout; only when a true 13 of another colour was
+        laid did the picture show the misread (`vision.colour_check`), every 15 then read as 15.
+        One at a time, each correction broke the round (the 15-13 on the 15-0 did not replay
+        while the 15-0 was still a 13-0), and the first readings, sure, were kept
+        (`_correct_misread_play`): rendered round seed0-11 lost a quarter of its plays so."""
+        if self.current is None:
+            return []
+        fixes: dict[Tile, tuple[Tile, int | None]] = {}
+        poses: dict[Tile, TilePose] = {}
+        ends: dict[Tile, int] = {}
+        for bt, tile in items:
+            if bt.status != "legal" or bt.touching is None or tile in self.board or (bt.tile, tile) in self._superseded:
+                continue
+            reads = [o.conflicts[bt.tile][1] for o in recent
+                     if bt.tile in o.conflicts and o.conflicts[bt.tile][0] == tile]
+            if not self._read_by_colour(bt, tile, recent) and \
+                    any(cost < SURE_READING_COST for p in reads for _, cost in p.second):
+                continue  # read otherwise, but not by colour and not sure: no part of the correction
+            now = reads[-1]
+            end = self._touching_end(bt, now)
+            assert end is not None
+            fixes[bt.tile] = (tile, now.pips[end])
+            poses[bt.tile] = now
+            ends[bt.tile] = end
+        if not fixes:
+            return []
+        referee = self.current.referee
+        trial = referee.copy()
+        if trial.replace_many(fixes) is None:
+            return []
+        # each corrected tile's far end must be the end left open, as the pictures show it
+        if any(trial.open_value(new) != poses[old].pips[1 - ends[old]]
+               for old, (new, _) in fixes.items() if not new.is_double):
+            return []
+        first = min(self.board[old].frame for old in fixes)
+        plays = referee.replace_many(fixes)
+        assert plays is not None
+        obs = recent[-1]
+        events: list[TrackEvent] = []
+        for (old, (new, _)), play in zip(list(fixes.items()), plays):
+            events.extend(self._enter_correction(
+                self.board[old], new, poses[old], ends[old], play, obs,
+                f"{old} was {new} misread: its place reads {new} in every reading since, where another "
+                f"tile's end of the value first read shows pips of another colour, so the play is corrected"))
+        for bt in sorted((b for b in self.board.values() if (b.status == "illegal" or b.stood) and b.frame >= first),
+                         key=lambda b: b.frame):
+            if self.board.get(bt.tile) is not bt or not (bt.status == "illegal" or bt.stood):
+                continue
+            msg = f"{bt.tile} was legal after all: the plays it was judged against were misread, and are corrected"
+            withdrawn = self._withdraw_stood_flag(bt, [], obs, msg) if bt.stood else self._withdraw_flag(bt, obs, msg)
+            if withdrawn:
+                events.extend(withdrawn)
+                events.extend(self._rejudge_built_on(bt.tile, obs))
+        return events
 
     def _steady_other_reading(self, bt: BoardTile, recent: list[Observation]) -> tuple[Tile, TilePose] | None:
         """The one other tile `bt`'s place reads as in (all but one of) `recent`, sure every time."""

@@ -1,0 +1,102 @@
+"""One value, one pip colour: the check that moves ends read alike but coloured apart
+(`vision.colour_check`), on drawn crops with the half reader's probabilities given."""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.colour_check import ALT_PROB, colour_checked
+from vision.halfreader import CLASSES, ClassifiedHalf
+from vision.pipreader import HalfReading, TileReading
+from vision.rectify import CROP_L, CROP_W
+
+FACE = (38, 39, 39)  # a black face (BGR)
+GREEN, BROWN, WHITE = (42, 209, 100), (87, 136, 183), (235, 235, 235)
+
+
+def _crop(colour0, colour1) -> np.ndarray:
+    """A straightened crop (end 0 on top) with six dots of each end's colour (None: blank)."""
+    img = np.full((CROP_L, CROP_W, 3), FACE, np.uint8)
+    for colour, rows in ((colour0, (30, 45, 60)), (colour1, (100, 115, 130))):
+        if colour is not None:
+            for y in rows:
+                for x in (25, 55):
+                    cv2.circle(img, (x, y), 5, colour, -1)
+    return img
+
+
+def _end(probs: dict[int, float]) -> ClassifiedHalf:
+    p = np.full(CLASSES, 1e-4, np.float32)
+    for v, q in probs.items():
+        p[v] = q
+    p /= p.sum()
+    return ClassifiedHalf(int(np.argmax(p)), p, None)
+
+
+def _reading(end0, end1) -> TileReading:
+    return TileReading((end0, end1), [], None)
+
+
+BLANK = {0: 0.97}
+
+
+def _table(green13, brown13, brown_alt15):
+    """Tiles with a blank end and a `green13`-sure green 13, and tiles with a blank end and a
+    brown end read 13 at `brown13`, 15 at `brown_alt15` (the half reader on a small double-15
+    tile whose 15 is three rows of five)."""
+    crops, readings = [], []
+    for _ in range(2):
+        crops.append(_crop(None, GREEN))
+        readings.append(_reading(_end(BLANK), _end({13: green13, 15: 0.001})))
+    for _ in range(3):
+        crops.append(_crop(None, BROWN))
+        readings.append(_reading(_end(BLANK), _end({13: brown13, 15: brown_alt15})))
+    return crops, readings
+
+
+def test_ends_read_as_one_value_in_two_colours_take_their_next_value_where_the_other_colour_is_sure():
+    crops, readings = _table(0.99, 0.75, 0.2)
+    out, moved = colour_checked(readings, crops, 15)
+    assert moved == 3
+    assert [r.pips for r in out] == [(0, 13), (0, 13), (0, 15), (0, 15), (0, 15)]
+    assert out[2].halves[1].probs[13] == 0.0  # the colour says it is not a 13
+
+
+def test_ends_of_one_colour_are_not_moved_whatever_the_reader_is_unsure_of():
+    """A plain set: every value's pips one colour, so colour says nothing."""
+    crops = [_crop(None, WHITE) for _ in range(5)]
+    _, readings = _table(0.99, 0.75, 0.2)
+    out, moved = colour_checked(readings, crops, 15)
+    assert moved == 0 and [r.pips for r in out] == [r.pips for r in readings]
+
+
+def test_an_end_the_reader_finds_no_other_value_plausible_for_is_not_moved():
+    crops, readings = _table(0.99, 0.95, ALT_PROB / 2)
+    out, moved = colour_checked(readings, crops, 15)
+    assert moved == 0
+
+
+def test_where_either_colour_could_be_the_value_nothing_is_moved():
+    """Green and brown read 13 alike unsure, each with 15 second: which is the 13 is a coin toss."""
+    crops, readings = _table(0.75, 0.75, 0.2)
+    for r in readings[:2]:
+        r.halves[1].probs[15] = 0.2
+    out, moved = colour_checked(readings, crops, 15)
+    assert moved == 0
+
+
+def test_ends_read_by_their_dots_are_never_moved_and_keep_their_value():
+    """A large tile's 13, counted dot by dot, anchors 13 to its colour: the half reader's brown 13s
+    move, however sure of 13 the half reader is on the green one."""
+    crops, readings = _table(0.99, 0.75, 0.2)
+    counted = HalfReading(13, [0.9] * 13, 0.9)
+    readings[0] = _reading(_end(BLANK), counted)
+    out, moved = colour_checked(readings, crops, 15)
+    assert out[0].halves[1] is counted and [r.pips[1] for r in out[2:]] == [15, 15, 15]
+
+
+def test_without_the_set_no_end_moves_above_the_highest_value_read():
+    """The set's size is inferred from the highest value read: a move must not change it."""
+    crops, readings = _table(0.99, 0.75, 0.2)
+    out, moved = colour_checked(readings, crops, None)
+    assert moved == 0

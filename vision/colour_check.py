@@ -1,0 +1,184 @@
+"""One value, one pip colour: ends read alike but coloured apart are not all that value.
+
+Every domino set draws each value's pips in one colour: a plain set all of them in one, a
+colour-coded set (most double-12 to double-18 sets) each value in its own. So where ends read as
+the same value show pips of clearly different colours in one picture, at most one of those colour
+groups is that value. The half reader, reading small tiles by their pattern, confuses the dense
+values of the big sets (on a 45-px double-15 tile a 15 drawn as three rows of five reads as a 13
+at 0.66-0.88, 15 second), and it confuses them the same way on every such end, so no one reading
+contradicts another; the colour does (rendered round seed0-11: its brown 15s read as 13 beside
+two green 13s read at 0.99).
+
+The rule only moves ends the half reader itself finds plausible as another value
+(`ALT_PROB`), only where the colours are far apart (`APART`), and only where one choice of which
+group keeps the value is clearly likelier than the others (`MARGIN`). Ends read by counting dots
+(large tiles) are never moved: they anchor their value's colour.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+
+from .halfreader import ClassifiedHalf
+from .rectify import CROP_L, CROP_W
+
+APART = 12.0
+"""Distance in chroma (Lab's a and b, the pips' colour less the face's) between two ends beyond
+which they are not one value's colour. One value's ends on one rendered 1280x720 table lie within
+3 of each other; the 13 and 15 of seed0-11 lie 22 apart, its 10 and 15 only 7 (left alone).
+Lightness is left out: the table's light falls unevenly, and on real photos shrunk to 25-px tiles
+the pixels farthest from a white face were as often glare as dark pips (a 3 and a 3, both black,
+measured 33 apart in lightness alone)."""
+ALT_PROB = 0.05
+"""The least probability the half reader must give an end's new value for the end to be moved."""
+MARGIN = 3.0
+"""Log-likelihood (nats) by which the chosen split must beat every other before anything moves."""
+MIN_CONTRAST = 10.0
+"""An end whose pips differ from its face by less than this (Lab) has no colour to go by."""
+PASSES = 3
+"""Rounds over the values read (see `colour_checked`)."""
+
+
+@dataclass
+class _End:
+    tile: int
+    end: int
+    value: int
+    colour: np.ndarray
+    probs: np.ndarray | None
+    """The half reader's probabilities where the end was read by it; None: read by its dots."""
+
+
+def pip_colour(crop: np.ndarray, end: int) -> np.ndarray | None:
+    """The colour of an end's pips as (a, b) away from its face's colour, from a straightened
+    crop (`vision.rectify`); None where nothing on the end stands out from the face. The face is
+    the end's median colour; its pips are the pixels at least half as far from it as the farthest
+    (the 99th percentile), so the divider and the crop's margin are left out by the rows taken."""
+    lab = cv2.cvtColor(crop, cv2.COLOR_BGR2LAB).astype(np.float32)
+    if end == 1:
+        lab = lab[::-1, ::-1]
+    region = lab[int(0.11 * CROP_L):int(0.45 * CROP_L), int(0.13 * CROP_W):int(0.87 * CROP_W)].reshape(-1, 3)
+    face = np.median(region, axis=0)
+    dist = np.linalg.norm(region - face, axis=1)
+    far = float(np.percentile(dist, 99))
+    if far < MIN_CONTRAST:
+        return None
+    return (region[dist >= 0.5 * far].mean(axis=0) - face)[1:]
+
+
+def _groups(ends: list[_End]) -> list[list[_End]]:
+    """Ends joined where their colours lie within `APART` of each other (single linkage)."""
+    groups: list[list[_End]] = []
+    for e in ends:
+        near = [g for g in groups if any(float(np.linalg.norm(e.colour - o.colour)) < APART for o in g)]
+        merged = [e] + [o for g in near for o in g]
+        groups = [g for g in groups if not any(g is n for n in near)] + [merged]
+    return groups
+
+
+def _log(p: float) -> float:
+    return float(np.log(max(p, 1e-6)))
+
+
+def _move_to(group: list[_End], value: int, by_value: dict[int, list[_End]], set_max: int) -> tuple[int, float] | None:
+    """The value a group of ends read `value` would take instead, and its log-likelihood: the one
+    the half reader finds likeliest over the group among those each end finds plausible and whose
+    ends elsewhere share the group's colour. None where no such value exists or an end was read by
+    its dots."""
+    if any(e.probs is None for e in group):
+        return None
+    best = None
+    for alt in range(1, min(set_max, len(group[0].probs) - 1) + 1):  # ends with pips are not blank
+        if alt == value or any(float(e.probs[alt]) < ALT_PROB for e in group):
+            continue
+        others = [o for o in by_value.get(alt, []) if not any(o is e for e in group)]
+        if any(min(float(np.linalg.norm(o.colour - e.colour)) for e in group) >= APART for o in others):
+            continue
+        score = sum(_log(float(e.probs[alt])) for e in group)
+        if best is None or score > best[1]:
+            best = (alt, score)
+    return best
+
+
+def _keep(group: list[_End], value: int) -> float:
+    return sum(_log(float(e.probs[value])) if e.probs is not None else 0.0 for e in group)
+
+
+def colour_checked(readings: list[Any], crops: list[np.ndarray], set_max: int | None) -> tuple[list[Any], int]:
+    """`readings` (parallel to `crops`) with ends moved off a value whose ends show two or more
+    pip colours, and how many ends were moved. For each such value, each way of letting one colour
+    group keep it and moving the others to their best plausible value (`_move_to`) is scored by
+    the half reader's log-likelihood; the best is taken where it beats every other by `MARGIN`."""
+    from .pipreader import TileReading
+
+    # where the set is not known, no end is moved above the highest value read: the set's size is
+    # inferred from that (`correct.infer_set_max`), and a move must not change it
+    top = int(set_max) if set_max else max((h.count for r in readings if r is not None for h in r.halves), default=0)
+    ends: list[_End] = []
+    for t, (r, crop) in enumerate(zip(readings, crops)):
+        if r is None:
+            continue
+        for k, h in enumerate(r.halves):
+            if h.count <= 0:
+                continue
+            colour = pip_colour(crop, k)
+            if colour is not None:
+                ends.append(_End(t, k, int(h.count), colour, h.probs if isinstance(h, ClassifiedHalf) else None))
+    moved: dict[tuple[int, int], int] = {}
+    # a value's move may clear the way for another's (an end misread as the value a group needs,
+    # in another colour, bars that group until it is moved itself): a few passes
+    for _ in range(PASSES):
+        before = dict(moved)
+        for value in sorted({moved.get((e.tile, e.end), e.value) for e in ends}):
+            _settle(value, ends, moved, top)
+        if moved == before:
+            break
+    if not moved:
+        return readings, 0
+    out = list(readings)
+    for (t, k), alt in moved.items():
+        halves = list(out[t].halves)
+        old = halves[k]
+        probs = old.probs.copy()
+        probs[old.count] = 0.0  # the colour says it is not that value
+        probs /= max(float(probs.sum()), 1e-9)
+        halves[k] = ClassifiedHalf(alt, probs, old.dots)
+        out[t] = TileReading(tuple(halves), out[t].points, out[t].bar, out[t].without_bar)
+    return out, len(moved)
+
+
+
+def _settle(value: int, ends: list[_End], moved: dict[tuple[int, int], int], top: int) -> None:
+    """Moves, in `moved`, the ends of every colour group read `value` but the one the best split
+    lets keep it (see `colour_checked`)."""
+    by_value: dict[int, list[_End]] = {}
+    for e in ends:
+        by_value.setdefault(moved.get((e.tile, e.end), e.value), []).append(e)
+    groups = _groups(by_value.get(value, []))
+    if len(groups) < 2:
+        return
+    choices = []
+    for keeper in range(len(groups)):
+        total, moves = _keep(groups[keeper], value), []
+        for g, group in enumerate(groups):
+            if g == keeper:
+                continue
+            alt = _move_to(group, value, by_value, top)
+            if alt is None:
+                total = None
+                break
+            total += alt[1]
+            moves.append((group, alt[0]))
+        if total is not None:
+            choices.append((total, moves))
+    if not choices:
+        return
+    choices.sort(key=lambda c: -c[0])
+    if len(choices) > 1 and choices[0][0] - choices[1][0] < MARGIN:
+        return
+    for group, alt in choices[0][1]:
+        for e in group:
+            moved[(e.tile, e.end)] = alt
