@@ -100,3 +100,16 @@ def test_without_the_set_no_end_moves_above_the_highest_value_read():
     crops, readings = _table(0.99, 0.75, 0.2)
     out, moved = colour_checked(readings, crops, None)
     assert moved == 0
+
+
+def test_faint_and_strong_pips_of_one_colour_are_one_colour():
+    """Small pips blend with the face by more or less from tile to tile: a green half blended
+    into the black face is still green, not another value's colour."""
+    crops, readings = _table(0.75, 0.75, 0.2)
+    faint = tuple(int(0.35 * g + 0.65 * f) for g, f in zip(GREEN, FACE))
+    crops[2:] = [_crop(None, faint) for _ in range(3)]
+    crops[:2] = [_crop(None, GREEN) for _ in range(2)]
+    for r in readings[:2]:
+        r.halves[1].probs[13] = 0.99
+    out, moved = colour_checked(readings, crops, 15)
+    assert moved == 0
