@@ -56,7 +56,7 @@ def _table(green13, brown13, brown_alt15):
 
 def test_ends_read_as_one_value_in_two_colours_take_their_next_value_where_the_other_colour_is_sure():
     crops, readings = _table(0.99, 0.75, 0.2)
-    out, moved = colour_checked(readings, crops, 15)
+    out, moved, _ = colour_checked(readings, crops, 15)
     assert moved == 3
     assert [r.pips for r in out] == [(0, 13), (0, 13), (0, 15), (0, 15), (0, 15)]
     assert out[2].halves[1].probs[13] == 0.0  # the colour says it is not a 13
@@ -66,13 +66,13 @@ def test_ends_of_one_colour_are_not_moved_whatever_the_reader_is_unsure_of():
     """A plain set: every value's pips one colour, so colour says nothing."""
     crops = [_crop(None, WHITE) for _ in range(5)]
     _, readings = _table(0.99, 0.75, 0.2)
-    out, moved = colour_checked(readings, crops, 15)
+    out, moved, _ = colour_checked(readings, crops, 15)
     assert moved == 0 and [r.pips for r in out] == [r.pips for r in readings]
 
 
 def test_an_end_the_reader_finds_no_other_value_plausible_for_is_not_moved():
     crops, readings = _table(0.99, 0.95, ALT_PROB / 2)
-    out, moved = colour_checked(readings, crops, 15)
+    out, moved, _ = colour_checked(readings, crops, 15)
     assert moved == 0
 
 
@@ -81,7 +81,7 @@ def test_where_either_colour_could_be_the_value_nothing_is_moved():
     crops, readings = _table(0.75, 0.75, 0.2)
     for r in readings[:2]:
         r.halves[1].probs[15] = 0.2
-    out, moved = colour_checked(readings, crops, 15)
+    out, moved, _ = colour_checked(readings, crops, 15)
     assert moved == 0
 
 
@@ -91,14 +91,14 @@ def test_ends_read_by_their_dots_are_never_moved_and_keep_their_value():
     crops, readings = _table(0.99, 0.75, 0.2)
     counted = HalfReading(13, [0.9] * 13, 0.9)
     readings[0] = _reading(_end(BLANK), counted)
-    out, moved = colour_checked(readings, crops, 15)
+    out, moved, _ = colour_checked(readings, crops, 15)
     assert out[0].halves[1] is counted and [r.pips[1] for r in out[2:]] == [15, 15, 15]
 
 
 def test_without_the_set_no_end_moves_above_the_highest_value_read():
     """The set's size is inferred from the highest value read: a move must not change it."""
     crops, readings = _table(0.99, 0.75, 0.2)
-    out, moved = colour_checked(readings, crops, None)
+    out, moved, _ = colour_checked(readings, crops, None)
     assert moved == 0
 
 
@@ -111,5 +111,17 @@ def test_faint_and_strong_pips_of_one_colour_are_one_colour():
     crops[:2] = [_crop(None, GREEN) for _ in range(2)]
     for r in readings[:2]:
         r.halves[1].probs[13] = 0.99
-    out, moved = colour_checked(readings, crops, 15)
+    out, moved, _ = colour_checked(readings, crops, 15)
     assert moved == 0
+
+
+def test_a_colour_read_sure_in_an_earlier_picture_of_the_set_stands_for_its_value():
+    """The green 13s are out of view now: alone, the brown 13s show nothing wrong; with the
+    colours an earlier picture read sure, they are 15s."""
+    crops, readings = _table(0.99, 0.75, 0.2)
+    _, _, sure = colour_checked(readings, crops, 15)
+    assert [v for v, _ in sure] == [13, 13]  # the green 13s (the brown ones, unsure, stand for nothing)
+    now_crops, now_readings = crops[2:], readings[2:]
+    assert colour_checked(now_readings, now_crops, 15)[1] == 0
+    out, moved, _ = colour_checked(now_readings, now_crops, 15, anchors=sure)
+    assert moved == 3 and [r.pips for r in out] == [(0, 15)] * 3

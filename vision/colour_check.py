@@ -17,7 +17,7 @@ group keeps the value is clearly likelier than the others (`MARGIN`). Ends read 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 import cv2
 import numpy as np
@@ -121,11 +121,24 @@ def _keep(group: list[_End], value: int) -> float:
     return sum(_log(float(e.probs[value])) if e.probs is not None else 0.0 for e in group)
 
 
-def colour_checked(readings: list[Any], crops: list[np.ndarray], set_max: int | None) -> tuple[list[Any], int]:
+ANCHOR_SURE = 0.95
+"""How sure of an end the half reader must be for the end's colour to stand for its value in later
+pictures of the same set (`colour_checked`'s `anchors`; ends counted by their dots always do)."""
+
+
+def colour_checked(readings: list[Any], crops: list[np.ndarray], set_max: int | None,
+                   anchors: Sequence[tuple[int, np.ndarray]] = ()
+                   ) -> tuple[list[Any], int, list[tuple[int, np.ndarray]]]:
     """`readings` (parallel to `crops`) with ends moved off a value whose ends show two or more
-    pip colours, and how many ends were moved. For each such value, each way of letting one colour
-    group keep it and moving the others to their best plausible value (`_move_to`) is scored by
-    the half reader's log-likelihood; the best is taken where it beats every other by `MARGIN`."""
+    pip colours, how many ends were moved, and the (value, colour) of the ends read sure
+    (`ANCHOR_SURE`). For each such value, each way of letting one colour group keep it and moving
+    the others to their best plausible value (`_move_to`) is scored by the half reader's
+    log-likelihood; the best is taken where it beats every other by `MARGIN`.
+
+    `anchors`: (value, colour) of ends read sure in earlier pictures of the same set, which count
+    as ends that are never moved. Why: a live game's camera does not always see a tile whose
+    colour gives a misread away (seed0-11: the true 13s hidden or out of view after a nudge, its
+    15s read as 13s again), while the set's colours stay what they were."""
     from .pipreader import TileReading
 
     # where the set is not known, no end is moved above the highest value read: the set's size is
@@ -141,6 +154,7 @@ def colour_checked(readings: list[Any], crops: list[np.ndarray], set_max: int | 
             colour = pip_colour(crop, k)
             if colour is not None:
                 ends.append(_End(t, k, int(h.count), colour, h.probs if isinstance(h, ClassifiedHalf) else None))
+    ends += [_End(-1, 0, int(v), np.asarray(c, np.float32), None) for v, c in anchors if 0 < int(v) <= max(top, 0)]
     moved: dict[tuple[int, int], int] = {}
     # a value's move may clear the way for another's (an end misread as the value a group needs,
     # in another colour, bars that group until it is moved itself): a few passes
@@ -150,8 +164,10 @@ def colour_checked(readings: list[Any], crops: list[np.ndarray], set_max: int | 
             _settle(value, ends, moved, top)
         if moved == before:
             break
+    sure = [(e.value, e.colour) for e in ends if e.tile >= 0 and (e.tile, e.end) not in moved
+            and (e.probs is None or float(e.probs[e.value]) >= ANCHOR_SURE)]
     if not moved:
-        return readings, 0
+        return readings, 0, sure
     out = list(readings)
     for (t, k), alt in moved.items():
         halves = list(out[t].halves)
@@ -161,7 +177,7 @@ def colour_checked(readings: list[Any], crops: list[np.ndarray], set_max: int | 
         probs /= max(float(probs.sum()), 1e-9)
         halves[k] = ClassifiedHalf(alt, probs, old.dots)
         out[t] = TileReading(tuple(halves), out[t].points, out[t].bar, out[t].without_bar)
-    return out, len(moved)
+    return out, len(moved), sure
 
 
 

@@ -5,7 +5,7 @@ import os
 import time
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import cv2
 import numpy as np
@@ -232,15 +232,18 @@ class Recognizer:
         return self.pips.read_crops([view], [bar])[0].pips
 
     def recognize_loaded(self, img: LoadedImage, set_max: int | None = None,
-                         tile_px: float | None = None, level: bool = False) -> Recognition:
+                         tile_px: float | None = None, level: bool = False,
+                         colour_anchors: Sequence[tuple[int, Any]] = ()) -> Recognition:
         """`tile_px`: the tiles' length in the picture read, where the caller knows it (see
         `TileDetector.detect`). `level`: where the boxes found show the picture was taken at an
         angle, read it again levelled (see `levelled`); for photos, not for a webcam's frames,
-        whose tracker knows the view from the frames before."""
-        rec = self._read(img, set_max, tile_px)
+        whose tracker knows the view from the frames before. `colour_anchors`: the
+        `Recognition.pip_colours` of earlier pictures of the same set (see `colour_check`)."""
+        rec = self._read(img, set_max, tile_px, colour_anchors)
         return self.levelled(img, rec, set_max) if level else rec
 
-    def _read(self, img: LoadedImage, set_max: int | None = None, tile_px: float | None = None) -> Recognition:
+    def _read(self, img: LoadedImage, set_max: int | None = None, tile_px: float | None = None,
+              colour_anchors: Sequence[tuple[int, Any]] = ()) -> Recognition:
         t0 = time.perf_counter()
         boxes = self.detector.detect(img.bgr, tile_px / img.scale if tile_px else None)
         up, down = [], []
@@ -294,7 +297,7 @@ class Recognizer:
                 for i, dots, probs in zip(doubtful, view_dots, self.halves.probabilities(views)):
                     readings[i] = pale_ends_checked(readings[i], large_probs[i], dots, probs, set_max)
         # one value, one pip colour: ends read alike but coloured apart are not all that value
-        checked, _ = colour_checked(readings, crops, set_max)
+        checked, _, sure_colours = colour_checked(readings, crops, set_max, colour_anchors)
         tiles = [TileDetection(i, b.corners * img.scale, b.score) for i, b in enumerate(up)]
         for t, r, c in zip(tiles, readings, checked):
             if c.pips != r.pips:
@@ -340,7 +343,7 @@ class Recognizer:
         for i, t in enumerate(faces_down):
             t.id = len(tiles) + i
         return Recognition(img.source, img.width, img.height, tiles, faces_down, smax,
-                           time.perf_counter() - t0, warnings)
+                           time.perf_counter() - t0, warnings, sure_colours)
 
     def recognize(self, src: str | Path | bytes, set_max: int | None = None, name: str | None = None,
                   level: bool = True) -> Recognition:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -82,6 +83,9 @@ class Recognition:
     set_max: int
     seconds: float = 0.0
     warnings: list[str] = field(default_factory=list)
+    pip_colours: list[tuple[int, Any]] = field(default_factory=list, repr=False)
+    """(value, colour) of the ends read sure: what a caller reading more pictures of the same set
+    passes back as `colour_anchors` (the live tracker; see `vision.colour_check`)."""
 
     @property
     def total(self) -> int:

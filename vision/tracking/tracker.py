@@ -147,6 +147,10 @@ ADVICE_SIZE_CHANGE = 0.25
 """Change in the tiles' length (a share of it) after which advice on it is given again."""
 
 
+COLOURS_KEPT = 4
+"""Colours kept per value by `RecognizerDetector` (the latest: the light on the table drifts)."""
+
+
 class RecognizerDetector:
     """The real recognizer as a tracker detector."""
 
@@ -158,15 +162,27 @@ class RecognizerDetector:
         a table's tiles keep their size from frame to frame, so the detector need not guess it
         again from its first pass, which on a table of tiny tiles can find only a few large
         phantoms (see `TileDetector.detect`)."""
+        self.colours: dict[int, list[Any]] = {}
+        """The pip colours of ends read sure, by value, the last `COLOURS_KEPT` of each: one set is
+        on the table all game, so a colour seen once stands for its value in every later frame and
+        closer look, where the tile that showed it may be hidden (see `vision.colour_check`)."""
+
+    def _anchors(self) -> dict[str, Any]:
+        """`colour_anchors` for the recognizer, where there are any (a stand-in recognizer in a
+        test need not know the argument)."""
+        anchors = [(v, c) for v, cs in self.colours.items() for c in cs]
+        return {"colour_anchors": anchors} if anchors else {}
 
     def __call__(self, frame: np.ndarray) -> list[Any]:
         from vision.imageio import LoadedImage
 
         h, w = frame.shape[:2]
         rec = self.recognizer.recognize_loaded(LoadedImage(frame, 1.0, w, h, "frame"), self.set_max,
-                                               tile_px=self.tile_px)
+                                               tile_px=self.tile_px, **self._anchors())
         if len(rec.tiles) >= TILES_FOR_SIZE:
             self.tile_px = float(np.median([tile_length(t.corners) for t in rec.tiles]))
+        for v, c in getattr(rec, "pip_colours", ()):
+            self.colours[v] = (self.colours.get(v, []) + [c])[-COLOURS_KEPT:]
         return rec.tiles
 
     def look_closer(self, frame: np.ndarray, centre: np.ndarray, reach: float) -> list[Any]:
@@ -186,7 +202,7 @@ class RecognizerDetector:
             return []
         crop = np.ascontiguousarray(frame[y0:y1, x0:x1])
         rec = self.recognizer.recognize_loaded(LoadedImage(crop, 1.0, x1 - x0, y1 - y0, "closer look"),
-                                               self.set_max)
+                                               self.set_max, **self._anchors())
         out = []
         for t in rec.tiles:
             corners = np.asarray(t.corners, np.float64) + [x0, y0]
@@ -1157,7 +1173,7 @@ class Tracker:
         fixes: dict[Tile, tuple[Tile, int | None]] = {}
         poses: dict[Tile, TilePose] = {}
         ends: dict[Tile, int] = {}
-        for bt, tile in items:
+        for bt, tile in sorted(items, key=lambda it: (it[0].frame, str(it[0].tile))):  # in the order laid
             if bt.status != "legal" or bt.touching is None or tile in self.board or (bt.tile, tile) in self._superseded:
                 continue
             reads = [o.conflicts[bt.tile][1] for o in recent
