@@ -58,21 +58,30 @@ class _End:
     """The half reader's probabilities where the end was read by it; None: read by its dots."""
 
 
-def pip_colour(crop: np.ndarray, end: int) -> np.ndarray | None:
-    """The colour of an end's pips as (a, b) away from its face's colour, from a straightened
-    crop (`vision.rectify`); None where nothing on the end stands out from the face. The face is
-    the end's median colour; its pips are the pixels at least half as far from it as the farthest
-    (the 99th percentile), so the divider and the crop's margin are left out by the rows taken."""
-    lab = cv2.cvtColor(crop, cv2.COLOR_BGR2LAB).astype(np.float32)
-    if end == 1:
-        lab = lab[::-1, ::-1]
-    region = lab[int(0.11 * CROP_L):int(0.45 * CROP_L), int(0.13 * CROP_W):int(0.87 * CROP_W)].reshape(-1, 3)
-    face = np.median(region, axis=0)
-    dist = np.linalg.norm(region - face, axis=1)
-    far = float(np.percentile(dist, 99))
-    if far < MIN_CONTRAST:
-        return None
-    return (region[dist >= 0.5 * far].mean(axis=0) - face)[1:]
+def pip_colours(crops: list[np.ndarray]) -> np.ndarray:
+    """Each crop's two ends' pip colours as (a, b) away from the end's face colour, from
+    straightened crops (`vision.rectify`): an (N, 2, 2) array, NaN for an end where nothing stands
+    out from the face. The face is the end's median colour; its pips are the pixels at least half
+    as far from it as the farthest (the 99th percentile); the rows taken leave out the divider and
+    the crop's margin. Every other row and column is enough: a crop is a small tile enlarged.
+    (All crops at once: one crop at a time cost 0.4 ms an end, a table frame's 60 ends 25 ms.)"""
+    if not crops:
+        return np.zeros((0, 2, 2), np.float32)
+    rows, cols = slice(int(0.11 * CROP_L), int(0.45 * CROP_L), 2), slice(int(0.13 * CROP_W), int(0.87 * CROP_W), 2)
+    regions = []
+    for crop in crops:
+        lab = cv2.cvtColor(crop, cv2.COLOR_BGR2LAB)
+        regions.append((lab[rows, cols], lab[::-1, ::-1][rows, cols]))
+    px = np.asarray(regions, np.float32).reshape(len(crops), 2, -1, 3)
+    face = np.median(px, axis=2)
+    dist = np.linalg.norm(px - face[:, :, None, :], axis=3)
+    k = int(0.99 * (dist.shape[2] - 1))
+    far = np.partition(dist, k, axis=2)[:, :, k]
+    pips = dist >= 0.5 * far[:, :, None]
+    mean = (px * pips[..., None]).sum(axis=2) / np.maximum(pips.sum(axis=2), 1)[..., None]
+    out = (mean - face)[:, :, 1:]
+    out[far < MIN_CONTRAST] = np.nan
+    return out
 
 
 def _apart(u: np.ndarray, v: np.ndarray) -> bool:
@@ -145,15 +154,13 @@ def colour_checked(readings: list[Any], crops: list[np.ndarray], set_max: int | 
     # inferred from that (`correct.infer_set_max`), and a move must not change it
     top = int(set_max) if set_max else max((h.count for r in readings if r is not None for h in r.halves), default=0)
     ends: list[_End] = []
-    for t, (r, crop) in enumerate(zip(readings, crops)):
-        if r is None:
-            continue
-        for k, h in enumerate(r.halves):
-            if h.count <= 0:
-                continue
-            colour = pip_colour(crop, k)
-            if colour is not None:
-                ends.append(_End(t, k, int(h.count), colour, h.probs if isinstance(h, ClassifiedHalf) else None))
+    if not any(isinstance(h, ClassifiedHalf) for r in readings if r is not None for h in r.halves):
+        return readings, 0, []  # every end counted by its dots: nothing to move (and no colour kept)
+    with_pips = [t for t, r in enumerate(readings) if r is not None and any(h.count > 0 for h in r.halves)]
+    for t, colours in zip(with_pips, pip_colours([crops[t] for t in with_pips])):
+        for k, h in enumerate(readings[t].halves):
+            if h.count > 0 and not np.isnan(colours[k]).any():
+                ends.append(_End(t, k, int(h.count), colours[k], h.probs if isinstance(h, ClassifiedHalf) else None))
     ends += [_End(-1, 0, int(v), np.asarray(c, np.float32), None) for v, c in anchors if 0 < int(v) <= max(top, 0)]
     moved: dict[tuple[int, int], int] = {}
     # a value's move may clear the way for another's (an end misread as the value a group needs,
