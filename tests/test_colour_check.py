@@ -7,7 +7,7 @@ import numpy as np
 
 from engine import Tile
 
-from vision.colour_check import ALT_PROB, colour_checked
+from vision.colour_check import ALT_PROB, agreed_colours, colour_checked
 from vision.halfreader import CLASSES, ClassifiedHalf
 from vision.pipreader import HalfReading, TileReading
 from vision.rectify import CROP_L, CROP_W
@@ -163,3 +163,18 @@ def test_a_frame_of_brown_15s_read_as_13s_beside_green_13s_is_read_again_by_colo
             assert any(n.startswith(COLOUR_NOTE) for n in t.notes), (name, t.notes)
     assert not any(n.startswith(COLOUR_NOTE) for name, t in read.items() if "15" not in name.split("-")
                    for n in t.notes)
+
+
+def test_a_value_s_earlier_colours_count_only_where_most_of_them_agree():
+    green, brown = np.array([-18.0, 21.0]), np.array([3.0, 7.0])
+    assert len(agreed_colours([green, green, brown, green])) == 3
+    assert agreed_colours([green, brown, green, brown]) == []
+
+
+def test_a_colour_an_earlier_picture_read_for_the_next_value_does_not_bar_the_move():
+    """An earlier picture read some purple end as 15, sure: that misread does not keep this
+    picture's brown 13s, beside its green 13s, from being its 15s."""
+    crops, readings = _table(0.99, 0.75, 0.2)
+    purple = np.array([2.0, -15.0], np.float32)
+    out, moved, _ = colour_checked(readings, crops, 15, anchors=[(15, purple)] * 3)
+    assert moved == 3 and [r.pips[1] for r in out[2:]] == [15, 15, 15]

@@ -92,6 +92,20 @@ def _apart(u: np.ndarray, v: np.ndarray) -> bool:
     return cos <= float(np.cos(np.radians(APART_ANGLE)))
 
 
+def agreed_colours(colours: Sequence[np.ndarray], share: float = 2 / 3) -> list[np.ndarray]:
+    """Of one value's colours read sure in earlier pictures, those of the colour most of them
+    share (at least `share` of them); none where they disagree. Why: a misread can be sure too
+    (seed0-11: a brown 15 read 13 at 0.95 now and then among the green 13s at 0.99), and one
+    such colour kept beside the value's own made every group of that value's ends hold an end
+    that is never moved, so nothing was moved any more."""
+    groups: list[list[np.ndarray]] = []
+    for c in colours:
+        near = [g for g in groups if any(not _apart(c, o) for o in g)]
+        groups = [g for g in groups if not any(g is n for n in near)] + [[c] + [o for g in near for o in g]]
+    best = max(groups, key=len, default=[])
+    return best if len(best) >= share * len(colours) else []
+
+
 def _groups(ends: list[_End]) -> list[list[_End]]:
     """Ends joined where their colours are not apart (`_apart`; single linkage)."""
     groups: list[list[_End]] = []
@@ -109,15 +123,18 @@ def _log(p: float) -> float:
 def _move_to(group: list[_End], value: int, by_value: dict[int, list[_End]], set_max: int) -> tuple[int, float] | None:
     """The value a group of ends read `value` would take instead, and its log-likelihood: the one
     the half reader finds likeliest over the group among those each end finds plausible and whose
-    ends elsewhere share the group's colour. None where no such value exists or an end was read by
-    its dots."""
+    ends elsewhere in this picture share the group's colour. None where no such value exists or an
+    end was read by its dots."""
     if any(e.probs is None for e in group):
         return None
     best = None
     for alt in range(1, min(set_max, len(group[0].probs) - 1) + 1):  # ends with pips are not blank
         if alt == value or any(float(e.probs[alt]) < ALT_PROB for e in group):
             continue
-        others = [o for o in by_value.get(alt, []) if not any(o is e for e in group)]
+        # (ends of earlier pictures do not bar a value: one misread there, sure, kept its colour for
+        # the value and barred the value's true ends from it in every later frame: seed0-11's 15s,
+        # barred by a purple end read 15 at 0.95, stayed 13s beside the green 13s)
+        others = [o for o in by_value.get(alt, []) if o.tile >= 0 and not any(o is e for e in group)]
         if any(all(_apart(o.colour, e.colour) for e in group) for o in others):
             continue
         score = sum(_log(float(e.probs[alt])) for e in group)

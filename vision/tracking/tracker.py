@@ -147,8 +147,9 @@ ADVICE_SIZE_CHANGE = 0.25
 """Change in the tiles' length (a share of it) after which advice on it is given again."""
 
 
-COLOURS_KEPT = 4
-"""Colours kept per value by `RecognizerDetector` (the latest: the light on the table drifts)."""
+COLOURS_KEPT = 6
+"""Colours kept per value by `RecognizerDetector` (the latest: the light on the table drifts); those
+most of them agree on stand for the value (`colour_check.agreed_colours`)."""
 
 
 class RecognizerDetector:
@@ -164,13 +165,15 @@ class RecognizerDetector:
         phantoms (see `TileDetector.detect`)."""
         self.colours: dict[int, list[Any]] = {}
         """The pip colours of ends read sure, by value, the last `COLOURS_KEPT` of each: one set is
-        on the table all game, so a colour seen once stands for its value in every later frame and
+        on the table all game, so a colour seen stands for its value in every later frame and
         closer look, where the tile that showed it may be hidden (see `vision.colour_check`)."""
 
     def _anchors(self) -> dict[str, Any]:
         """`colour_anchors` for the recognizer, where there are any (a stand-in recognizer in a
         test need not know the argument)."""
-        anchors = [(v, c) for v, cs in self.colours.items() for c in cs]
+        from vision.colour_check import agreed_colours
+
+        anchors = [(v, c) for v, cs in self.colours.items() for c in agreed_colours(cs)]
         return {"colour_anchors": anchors} if anchors else {}
 
     def __call__(self, frame: np.ndarray) -> list[Any]:
