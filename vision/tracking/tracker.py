@@ -1176,13 +1176,15 @@ class Tracker:
         fixes: dict[Tile, tuple[Tile, int | None]] = {}
         poses: dict[Tile, TilePose] = {}
         ends: dict[Tile, int] = {}
+        by_colour: set[Tile] = set()
         for bt, tile in sorted(items, key=lambda it: (it[0].frame, str(it[0].tile))):  # in the order laid
             if bt.status != "legal" or bt.touching is None or tile in self.board or (bt.tile, tile) in self._superseded:
                 continue
             reads = [o.conflicts[bt.tile][1] for o in recent
                      if bt.tile in o.conflicts and o.conflicts[bt.tile][0] == tile]
-            if not self._read_by_colour(bt, tile, recent) and \
-                    any(cost < SURE_READING_COST for p in reads for _, cost in p.second):
+            if self._read_by_colour(bt, tile, recent):
+                by_colour.add(bt.tile)
+            elif any(cost < SURE_READING_COST for p in reads for _, cost in p.second):
                 continue  # read otherwise, but not by colour and not sure: no part of the correction
             now = reads[-1]
             end = self._touching_end(bt, now)
@@ -1190,8 +1192,8 @@ class Tracker:
             fixes[bt.tile] = (tile, now.pips[end])
             poses[bt.tile] = now
             ends[bt.tile] = end
-        if not fixes:
-            return []
+        if not by_colour:
+            return []  # sure readings that disagree, and nothing in the pictures to say which is right
         referee = self.current.referee
         trial = referee.copy()
         if trial.replace_many(fixes) is None:
@@ -1206,10 +1208,12 @@ class Tracker:
         obs = recent[-1]
         events: list[TrackEvent] = []
         for (old, (new, _)), play in zip(list(fixes.items()), plays):
+            why = ("where another tile's end of the value first read shows pips of another colour" if old in by_colour
+                   else "sure, and the plays corrected with it by their pips' colour replay only so")
             events.extend(self._enter_correction(
                 self.board[old], new, poses[old], ends[old], play, obs,
-                f"{old} was {new} misread: its place reads {new} in every reading since, where another "
-                f"tile's end of the value first read shows pips of another colour, so the play is corrected"))
+                f"{old} was {new} misread: its place reads {new} in every reading since, {why}, "
+                f"so the play is corrected"))
         for bt in sorted((b for b in self.board.values() if (b.status == "illegal" or b.stood) and b.frame >= first),
                          key=lambda b: b.frame):
             if self.board.get(bt.tile) is not bt or not (bt.status == "illegal" or bt.stood):
