@@ -17,7 +17,7 @@ group keeps the value is clearly likelier than the others (`MARGIN`). Ends read 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import cv2
 import numpy as np
@@ -46,6 +46,9 @@ MIN_CONTRAST = 10.0
 """An end whose pips differ from its face by less than this (Lab) has no colour to go by."""
 PASSES = 3
 """Rounds over the values read (see `colour_checked`)."""
+ANCHOR_SURE = 0.95
+"""How sure of an end the half reader must be for the end's colour to stand for its value in later
+pictures of the same set (`colour_checked`'s `anchors`; ends counted by their dots always do)."""
 
 
 @dataclass
@@ -92,28 +95,23 @@ def _apart(u: np.ndarray, v: np.ndarray) -> bool:
     return cos <= float(np.cos(np.radians(APART_ANGLE)))
 
 
+def _linked(items: Sequence[Any], colour_of: Callable[[Any], np.ndarray]) -> list[list[Any]]:
+    """`items` joined where their colours are not apart (`_apart`; single linkage)."""
+    groups: list[list[Any]] = []
+    for item in items:
+        near = [g for g in groups if any(not _apart(colour_of(item), colour_of(o)) for o in g)]
+        groups = [g for g in groups if not any(g is n for n in near)] + [[item] + [o for g in near for o in g]]
+    return groups
+
+
 def agreed_colours(colours: Sequence[np.ndarray], share: float = 2 / 3) -> list[np.ndarray]:
     """Of one value's colours read sure in earlier pictures, those of the colour most of them
     share (at least `share` of them); none where they disagree. Why: a misread can be sure too
     (seed0-11: a brown 15 read 13 at 0.95 now and then among the green 13s at 0.99), and one
     such colour kept beside the value's own made every group of that value's ends hold an end
     that is never moved, so nothing was moved any more."""
-    groups: list[list[np.ndarray]] = []
-    for c in colours:
-        near = [g for g in groups if any(not _apart(c, o) for o in g)]
-        groups = [g for g in groups if not any(g is n for n in near)] + [[c] + [o for g in near for o in g]]
-    best = max(groups, key=len, default=[])
+    best = max(_linked(colours, lambda c: c), key=len, default=[])
     return best if len(best) >= share * len(colours) else []
-
-
-def _groups(ends: list[_End]) -> list[list[_End]]:
-    """Ends joined where their colours are not apart (`_apart`; single linkage)."""
-    groups: list[list[_End]] = []
-    for e in ends:
-        near = [g for g in groups if any(not _apart(e.colour, o.colour) for o in g)]
-        merged = [e] + [o for g in near for o in g]
-        groups = [g for g in groups if not any(g is n for n in near)] + [merged]
-    return groups
 
 
 def _log(p: float) -> float:
@@ -147,11 +145,6 @@ def _keep(group: list[_End], value: int) -> float:
     return sum(_log(float(e.probs[value])) if e.probs is not None else 0.0 for e in group)
 
 
-ANCHOR_SURE = 0.95
-"""How sure of an end the half reader must be for the end's colour to stand for its value in later
-pictures of the same set (`colour_checked`'s `anchors`; ends counted by their dots always do)."""
-
-
 def colour_checked(readings: list[Any], crops: list[np.ndarray], set_max: int | None,
                    anchors: Sequence[tuple[int, np.ndarray]] = ()
                    ) -> tuple[list[Any], int, list[tuple[int, np.ndarray]]]:
@@ -167,12 +160,12 @@ def colour_checked(readings: list[Any], crops: list[np.ndarray], set_max: int | 
     15s read as 13s again), while the set's colours stay what they were."""
     from .pipreader import TileReading
 
+    if not any(isinstance(h, ClassifiedHalf) for r in readings if r is not None for h in r.halves):
+        return readings, 0, []  # every end counted by its dots: nothing to move (and no colour kept)
     # where the set is not known, no end is moved above the highest value read: the set's size is
     # inferred from that (`correct.infer_set_max`), and a move must not change it
     top = int(set_max) if set_max else max((h.count for r in readings if r is not None for h in r.halves), default=0)
     ends: list[_End] = []
-    if not any(isinstance(h, ClassifiedHalf) for r in readings if r is not None for h in r.halves):
-        return readings, 0, []  # every end counted by its dots: nothing to move (and no colour kept)
     with_pips = [t for t, r in enumerate(readings) if r is not None and any(h.count > 0 for h in r.halves)]
     for t, colours in zip(with_pips, pip_colours([crops[t] for t in with_pips])):
         for k, h in enumerate(readings[t].halves):
@@ -204,14 +197,13 @@ def colour_checked(readings: list[Any], crops: list[np.ndarray], set_max: int | 
     return out, len(moved), sure
 
 
-
 def _settle(value: int, ends: list[_End], moved: dict[tuple[int, int], int], top: int) -> None:
     """Moves, in `moved`, the ends of every colour group read `value` but the one the best split
     lets keep it (see `colour_checked`)."""
     by_value: dict[int, list[_End]] = {}
     for e in ends:
         by_value.setdefault(moved.get((e.tile, e.end), e.value), []).append(e)
-    groups = _groups(by_value.get(value, []))
+    groups = _linked(by_value.get(value, []), lambda e: e.colour)
     if len(groups) < 2:
         return
     choices = []

@@ -564,7 +564,7 @@ class Tracker:
             # a flagged tile turned end for end where it lies: the player put the play right
             events.extend(self._take_back(bt, recent[0]))
             found.append((bt.tile, pose, recent[0]))
-        recoloured: list[tuple[BoardTile, Tile]] = []
+        read_otherwise: list[tuple[BoardTile, Tile]] = []
         for old, (tile, pose, first) in replaced.items():
             bt = self.board.get(old)
             if bt is None:
@@ -590,7 +590,7 @@ class Tracker:
                     events.extend(fixed)
                     changed = True
                     continue
-                recoloured.append((bt, tile))  # (corrected below together, where the colour says so)
+                read_otherwise.append((bt, tile))  # (corrected below together, where the colour says so)
                 continue
             if bt.status == "illegal" or self._is_last_play(bt):
                 if bt.status == "illegal":
@@ -600,15 +600,12 @@ class Tracker:
                 changed = True
             elif (old, tile) not in self._misreads:
                 self._misreads.add((old, tile))
-        if any(self._read_by_colour(bt, tile, recent) for bt, tile in recoloured):
-            fixed = self._correct_recoloured(recoloured, recent)
-            if fixed:
-                events.extend(fixed)
-                changed = True
-            else:
-                self._misreads.update((bt.tile, tile) for bt, tile in recoloured)
+        fixed = self._correct_recoloured(read_otherwise, recent) if read_otherwise else []
+        if fixed:
+            events.extend(fixed)
+            changed = True
         else:
-            self._misreads.update((bt.tile, tile) for bt, tile in recoloured)
+            self._misreads.update((bt.tile, tile) for bt, tile in read_otherwise)
         if found:
             # the last play gone from every recent reading as the next tile arrives: it was taken
             # back before (a hand or a flicker kept the take-back from being seen on its own),
