@@ -20,7 +20,7 @@ import os
 import time
 from pathlib import Path
 
-from .half_tune import HUE_SCENES
+from .half_tune import BIG_SMALL_SCENES, HUE_SCENES
 
 BIG_SETS = (("table", 12, 300), ("table", 15, 400), ("table", 18, 400), ("hand", 15, 600), ("hand", 18, 600))
 """(kind, set, count) rendered besides the detector stage's random-set scenes."""
@@ -52,12 +52,15 @@ def render_big_sets(work: Path, workers: int, seed: int, scale: float = 1.0) -> 
 def train_gpu_half(work: Path, out: Path, hours: float, *, hands: int = 4000, tables: int = 2000, seed: int = 71,
                    versions: int = 3, batch: int = 1024, lr: float = 4e-3, width: int = 24, big_scale: float = 2.5,
                    workers: int | None = None, deadline_s: float | None = None, log=print, hue_scale: float = 0.0,
-                   init: Path | None = None, windows: bool = True, prepare_only: bool = False) -> dict:
+                   init: Path | None = None, windows: bool = True, prepare_only: bool = False,
+                   big_small_scale: float = 0.0) -> dict:
     """Render (what is not under `work` yet), cut the ends, train for `hours` and export `out`
     (the half reader's ONNX file); returns the training summary. With `deadline_s`, training
     instead gets what is left of that many seconds, less 40 for the export (one lent call).
     `init`: an exported reader to fine-tune instead of training from scratch; `windows`: also
-    cut the detector stage's table windows; `prepare_only`: stop once the ends are cut."""
+    cut the detector stage's table windows; `prepare_only`: stop once the ends are cut;
+    `big_small_scale`: also `BIG_SMALL_SCENES` (720p tables of the big sets, their tiles 25-60 px)
+    at that scale, in a folder of their own (their folder names repeat `HUE_SCENES`')."""
     from .gpu_detector import render
     from .half_data import build_half_dataset
     from .half_train import train_half_reader
@@ -69,6 +72,8 @@ def train_gpu_half(work: Path, out: Path, hours: float, *, hands: int = 4000, ta
     dirs = [work / "hand" / "scenes", work / "table" / "scenes", *render_big_sets(work, workers, seed + 10, big_scale)]
     if hue_scale > 0:
         dirs += render_tune_scenes(work, seed + 20, workers, hue_scale, HUE_SCENES)
+    if big_small_scale > 0:
+        dirs += render_tune_scenes(work / "big_small", seed + 30, workers, big_small_scale, BIG_SMALL_SCENES)
     log(f"rendered ({time.perf_counter() - t0:.0f} s)")
     halves = work / "halves"
     if not (halves / "val.npz").exists():
@@ -98,6 +103,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hue-scale", type=float, default=0.0, help="multiplies HUE_SCENES' scene counts (0: none)")
     ap.add_argument("--init", default=None, help="an exported reader to fine-tune (default: from scratch)")
     ap.add_argument("--no-windows", action="store_true", help="skip the detector stage's table windows")
+    ap.add_argument("--big-small-scale", type=float, default=0.0,
+                    help="multiplies BIG_SMALL_SCENES' scene counts (0: none)")
     ap.add_argument("--prepare-only", action="store_true", help="render and cut the ends, do not train")
     args = ap.parse_args(argv)
 
@@ -108,7 +115,8 @@ def main(argv: list[str] | None = None) -> int:
                          tables=args.tables, seed=args.seed, versions=args.versions, batch=args.batch, lr=args.lr,
                          width=args.width, big_scale=args.big_scale, workers=args.workers, log=lambda m: print(m, flush=True),
                          hue_scale=args.hue_scale, init=Path(args.init) if args.init else None,
-                         windows=not args.no_windows, prepare_only=args.prepare_only)
+                         windows=not args.no_windows, prepare_only=args.prepare_only,
+                         big_small_scale=args.big_small_scale)
     res.update(seconds=round(time.perf_counter() - t0), args=vars(args))
     (out / "half_summary.json").write_text(json.dumps(res, indent=1))
     print("done", flush=True)
