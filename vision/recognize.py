@@ -28,6 +28,12 @@ REPO_MODELS = Path(__file__).resolve().parents[1] / "models"
 DETECTOR_FILE = "tile_detector.onnx"
 PIPS_FILE = "pip_detector.onnx"
 HALVES_FILE = "half_reader.onnx"
+BIG_HALVES_FILE = "half_reader_big.onnx"
+BIG_SET_MIN = 13
+"""A picture of a set declared double-13 or more is read by the big sets' half reader
+(`BIG_HALVES_FILE`, where the model folder has one): fine-tuned on their small tiles, it reads
+13-15 better, but with no set or a small set declared it reads some pale small ends as dense 16s
+and 17s, so everywhere else the reader before it reads (models/README.md, session 33)."""
 
 
 def models_dir() -> Path:
@@ -226,6 +232,8 @@ class Recognizer:
         # a model folder without the half reader (an older one) reads every tile by its dots
         self.halves = HalfReader(d / HALVES_FILE, threads=threads) if small_tiles and (d / HALVES_FILE).exists() \
             else None
+        self.big_halves = HalfReader(d / BIG_HALVES_FILE, threads=threads) \
+            if self.halves is not None and (d / BIG_HALVES_FILE).exists() else None
         self.small_tile_px = SMALL_TILE_PX
 
     def _count_dots(self, view, bar) -> tuple[int, int]:
@@ -245,6 +253,8 @@ class Recognizer:
     def _read(self, img: LoadedImage, set_max: int | None = None, tile_px: float | None = None,
               colour_anchors: Sequence[tuple[int, Any]] = ()) -> Recognition:
         t0 = time.perf_counter()
+        halves = self.big_halves if self.big_halves is not None and set_max and set_max >= BIG_SET_MIN \
+            else self.halves
         boxes = self.detector.detect(img.bgr, tile_px / img.scale if tile_px else None)
         up, down = [], []
         for b in boxes:
@@ -267,7 +277,7 @@ class Recognizer:
         large = sorted(set(range(len(up))) - set(small)) if self.halves is not None else []
         large_probs: dict = {}
         if small or large:
-            probs = self.halves.probabilities([crops[i] for i in small + large])
+            probs = halves.probabilities([crops[i] for i in small + large])
             for i, p in zip(small, probs):
                 readings[i] = classified_reading(readings[i], p, set_max, bars[i])
             large_probs = dict(zip(large, probs[len(small):]))
@@ -294,7 +304,7 @@ class Recognizer:
             if doubtful:
                 views = [colour_distance_view(crops[i]) for i in doubtful]
                 view_dots = self.pips.read_crops(views, [bars[i] for i in doubtful])
-                for i, dots, probs in zip(doubtful, view_dots, self.halves.probabilities(views)):
+                for i, dots, probs in zip(doubtful, view_dots, halves.probabilities(views)):
                     readings[i] = pale_ends_checked(readings[i], large_probs[i], dots, probs, set_max)
         # one value, one pip colour: ends read alike but coloured apart are not all that value
         checked, _, sure_colours = colour_checked(readings, crops, set_max, colour_anchors)
