@@ -229,6 +229,29 @@ def test_the_dot_detector_is_asked_only_about_boxes_it_can_decide():
     assert len(result.tiles) >= len(with_bar)
 
 
+@pytest.mark.skipif(not (MODELS / "half_reader_big.onnx").exists(), reason="no committed big-set half reader")
+@pytest.mark.parametrize("set_max, reader", [(15, "big_halves"), (18, "big_halves"), (12, "halves"), (6, "halves"),
+                                             (None, "halves")])
+def test_only_a_declared_big_set_is_read_by_the_big_sets_half_reader(set_max, reader):
+    """The big sets' reader reads some pale small ends of a small set as 16s and 17s, so only a
+    picture declared double-13 or more goes to it; an undeclared set keeps the general reader."""
+    import cv2
+
+    from vision.imageio import load_image
+    from vision.recognize import Recognizer
+    from vision.synth.table import render_table
+
+    img = render_table(np.random.default_rng(3), (1280, 720), set_max=9).image
+    loaded = load_image(cv2.imencode(".png", img)[1].tobytes())
+    rec = Recognizer(MODELS)
+    asked: list[str] = []
+    for name in ("halves", "big_halves"):
+        probabilities = getattr(rec, name).probabilities
+        getattr(rec, name).probabilities = lambda crops, _p=probabilities, _n=name: asked.append(_n) or _p(crops)
+    rec.recognize_loaded(loaded, set_max)
+    assert asked and set(asked) == {reader}
+
+
 def _row_of_tiles(style, tiles: list[tuple[int, int]], width: int, size: tuple[int, int],
                   background: tuple[int, int, int], step: int, top: int) -> np.ndarray:
     """An RGB picture (`size` rows × columns) of `tiles` drawn `width` px wide in `style`, side by

@@ -35,6 +35,14 @@ One lent call: `python -m vision.training.gpu_half --out OUT --work W --hands 16
 (its scenes rendered and cut in 202 s on 16 cores by `--prepare-only` first)."""
 
 
+GPU_BIG_TUNE = dict(hands=1000, tables=500, big_scale=0.5, hue_scale=0.7, big_small_scale=0.8, lr=1e-3,
+                    windows=False, seed=331)
+"""The big sets' reader (`half_reader_big.onnx`, session 33): the committed reader fine-tuned on
+scenes with the big sets' small tiles (`BIG_SMALL_SCENES`) beside random, big-set and hue-coded
+ones. One lent call: `OUT=... DEADLINE=555 sh scripts/gpu_half_small.sh` (its lr 1e-3 run: rendered
+and cut in 204 s on 16 cores, then 18 epochs in 351 s)."""
+
+
 def render_big_sets(work: Path, workers: int, seed: int, scale: float = 1.0) -> list[Path]:
     from ..synth.dataset import SynthJob, generate
 

@@ -158,6 +158,10 @@ class Recipe:
     """Last half-reader stage, on the CPU either way: the reader fine-tuned on hue-coded sets beside
     sets drawn at random (`half_tune`). Off: tried in session 19 (0.5 h on 2 threads) and not
     kept; it read hue-coded sets better but the real double-6 tiles worse (models/README.md)."""
+    half_gpu_big_hours: float = 0.1
+    """Where a GPU is present, the big sets' reader (`half_reader_big.onnx`, read only where a set of
+    double-13 or more is declared) is the committed reader fine-tuned there (`GPU_BIG_TUNE`: session
+    33, 18 epochs in 351 s on one H100; 0 skips it). Without a GPU, `half_big_tune_hours` makes it."""
     half_big_tune_hours: float = 0.0
     """Last half-reader stage, on the CPU either way: the reader fine-tuned (lr 5e-4, seed 3101) on
     720p tables and hands of double-12 to double-18 beside sets drawn at random and hue-coded
@@ -301,13 +305,17 @@ def train_all(data_root: Path, out_dir: Path = MODELS_DIR, recipe: Recipe | None
     t5 = time.perf_counter()
     halves = None
     if recipe.half_hours > 0 and gpu:
-        from .gpu_half import GPU_HUE_TUNE, train_gpu_half
+        from .gpu_half import GPU_BIG_TUNE, GPU_HUE_TUNE, train_gpu_half
 
         halves = train_gpu_half(runs / "gpu_half", out_dir / "half_reader.onnx", recipe.half_gpu_hours)
         if recipe.half_gpu_hue_hours > 0:
             tuned = train_gpu_half(runs / "gpu_half_hue", out_dir / "half_reader.onnx", recipe.half_gpu_hue_hours,
                                    **GPU_HUE_TUNE, init=out_dir / "half_reader.onnx")
             halves["hue_tune"] = {k: v for k, v in tuned.items() if k != "history"}
+        if recipe.half_gpu_big_hours > 0:
+            big = train_gpu_half(runs / "gpu_half_big", out_dir / "half_reader_big.onnx", recipe.half_gpu_big_hours,
+                                 **GPU_BIG_TUNE, init=out_dir / "half_reader.onnx")
+            halves["big_tune"] = {k: v for k, v in big.items() if k != "history"}
     elif recipe.half_hours > 0 and half_roots is not None:
         from .half_data import build_half_dataset
         from .half_train import train_half_reader
@@ -322,8 +330,9 @@ def train_all(data_root: Path, out_dir: Path = MODELS_DIR, recipe: Recipe | None
         for key, hours, work, extra in (("tune", recipe.half_tune_hours, "half_tune", {}),
                                         ("big_tune", recipe.half_big_tune_hours, "half_big_tune", BIG_TUNE)):
             if hours > 0:
-                res = tune_half_reader(out_dir / "half_reader.onnx", runs / work, out_dir / "half_reader.onnx",
-                                       hours, **extra)
+                # the big sets' stage writes their own reader (see `recognize.BIG_HALVES_FILE`)
+                dest = out_dir / ("half_reader_big.onnx" if key == "big_tune" else "half_reader.onnx")
+                res = tune_half_reader(out_dir / "half_reader.onnx", runs / work, dest, hours, **extra)
                 halves[key] = {k: v for k, v in res.items() if k != "history"}
     return {"detector": str(det_onnx), "pips": str(pip_onnx), "half_reader": halves,
             "half_seconds": round(time.perf_counter() - t5), "train_seconds": round(t1 - t0),
