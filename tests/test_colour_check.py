@@ -2,8 +2,11 @@
 (`vision.colour_check`), on drawn crops with the half reader's probabilities given."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import cv2
 import numpy as np
+import pytest
 
 from engine import Tile
 
@@ -12,6 +15,8 @@ from vision.halfreader import CLASSES, ClassifiedHalf
 from vision.pipreader import HalfReading, TileReading
 from vision.rectify import CROP_L, CROP_W
 from vision.types import COLOUR_NOTE
+
+MODELS = Path(__file__).resolve().parents[1] / "models"
 
 FACE = (38, 39, 39)  # a black face (BGR)
 GREEN, BROWN, WHITE = (42, 209, 100), (87, 136, 183), (235, 235, 235)
@@ -130,10 +135,10 @@ def test_a_colour_read_sure_in_an_earlier_picture_of_the_set_stands_for_its_valu
     assert moved == 3 and [r.pips for r in out] == [(0, 15)] * 3
 
 
-def _seed0_11_frame_700():
+def _seed0_11_frame_700(big_reader: bool = False):
     """A still frame of rendered round seed0-11 (double-15, 45-px tiles on a black face, the
     15 drawn as three rows of five brown pips, the 13 as green ones): the whole frame as the
-    recognizer reads it, and where each tile lies."""
+    recognizer reads it (with the general half reader unless `big_reader`), and where each tile lies."""
     from vision.imageio import LoadedImage
     from vision.recognize import Recognizer
     from vision.synth.sequence import SequenceRenderer, plan_sequence, sequence_rng
@@ -141,7 +146,10 @@ def _seed0_11_frame_700():
     plan = plan_sequence(sequence_rng(0, 11), (1280, 720), 15)
     frame = plan.frames[700]
     img = SequenceRenderer(plan).frame(700)
-    rec = Recognizer().recognize_loaded(LoadedImage(img, 1.0, 1280, 720, "frame"), 15)
+    recognizer = Recognizer()
+    if not big_reader:
+        recognizer.big_halves = None
+    rec = recognizer.recognize_loaded(LoadedImage(img, 1.0, 1280, 720, "frame"), 15)
     truth = {plan.tiles[t].name: plan.image_corners(t, frame.camera).mean(0) for t in frame.tiles}
     read = {}
     for name, centre in truth.items():
@@ -151,8 +159,8 @@ def _seed0_11_frame_700():
 
 
 def test_a_frame_of_brown_15s_read_as_13s_beside_green_13s_is_read_again_by_colour():
-    """The half reader reads each brown 15 of this frame as a 13 (0.66-0.88, 15 second) and the
-    two green 13s as 13 (0.99): the colours say the brown ones are 15s, and the tiles say so."""
+    """The general half reader reads each brown 15 of this frame as a 13 (0.66-0.88, 15 second)
+    and the two green 13s as 13 (0.99): the colours say the brown ones are 15s, and the tiles say so."""
     truth, read = _seed0_11_frame_700()
     fifteens = [n for n in truth if "15" in n.split("-")]
     assert len(fifteens) >= 5
@@ -163,6 +171,14 @@ def test_a_frame_of_brown_15s_read_as_13s_beside_green_13s_is_read_again_by_colo
             assert any(n.startswith(COLOUR_NOTE) for n in t.notes), (name, t.notes)
     assert not any(n.startswith(COLOUR_NOTE) for name, t in read.items() if "15" not in name.split("-")
                    for n in t.notes)
+
+
+@pytest.mark.skipif(not (MODELS / "half_reader_big.onnx").exists(), reason="no committed big-set half reader")
+def test_the_big_sets_reader_reads_that_frames_15s_itself():
+    """Session 33's reader for declared big sets reads those brown 15s as 15 without the colours."""
+    truth, read = _seed0_11_frame_700(big_reader=True)
+    for name in truth:
+        assert str(Tile(*read[name].pips)) == name, (name, read[name].pips)
 
 
 def test_a_value_s_earlier_colours_count_only_where_most_of_them_agree():
