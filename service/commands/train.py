@@ -31,8 +31,9 @@ def register(sub) -> None:
                    help="half reader fine-tune on hue-coded sets (default 0: skipped; tried and not kept, "
                         "see models/README.md)")
     p.add_argument("--half-big-hours", type=float, default=None,
-                   help="half reader fine-tune on small tiles of double-12 to double-18 sets, on the CPU "
-                        "(default 0: skipped; tried and not kept, see models/README.md)")
+                   help="the big sets' half reader (half_reader_big.onnx, read where double-13 or more is "
+                        "declared) made on the CPU by fine-tuning on their small tiles (default 0: skipped; "
+                        "where a GPU is present it is made there instead, see models/README.md)")
     p.add_argument("--gpu-hours", type=float, default=None,
                    help="detector's last stage at 640 px on fresh scenes (default 0.32 where a GPU is "
                         "present, else skipped; a budget given runs it on the CPU too, at about an hour an epoch)")

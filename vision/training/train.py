@@ -163,7 +163,8 @@ class Recipe:
     double-13 or more is declared) is the committed reader fine-tuned there (`GPU_BIG_TUNE`: session
     33, 18 epochs in 351 s on one H100; 0 skips it). Without a GPU, `half_big_tune_hours` makes it."""
     half_big_tune_hours: float = 0.0
-    """Last half-reader stage, on the CPU either way: the reader fine-tuned (lr 5e-4, seed 3101) on
+    """The big sets' reader made on the CPU instead (written to `half_reader_big.onnx` since session
+    33): the reader fine-tuned (lr 5e-4, seed 3101) on
     720p tables and hands of double-12 to double-18 beside sets drawn at random and hue-coded
     (`half_tune --stage big`). Off: tried in session 30 (0.6 h on 2 threads, 7 epochs) and not
     kept; it read rendered big-set tables better but the live tracker's fresh seed-34 rounds worse
