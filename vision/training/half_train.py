@@ -81,10 +81,9 @@ def evaluate(model, x: np.ndarray, y: np.ndarray, batch: int = 1024, device="cpu
     return float((predict(model, x, batch, device) == y).mean()) if len(y) else 0.0
 
 
-def accuracy_by_value(model, x: np.ndarray, y: np.ndarray, device="cpu") -> dict[int, float]:
+def accuracy_by_value(pred: np.ndarray, y: np.ndarray) -> dict[int, float]:
     """Held-out accuracy per value: the overall figure hides the rare values 13-18, whose
     small tiles are where the reader goes wrong."""
-    pred = predict(model, x, device=device)
     return {int(v): round(float((pred[y == v] == v).mean()), 4) for v in np.unique(y)}
 
 
@@ -115,8 +114,9 @@ def train_half_reader(data: Path, out: Path, hours: float = 0.5, batch: int = 25
     frozen_norm = init is not None
     start = None
     if init is not None:
-        start = {"val_acc": round(evaluate(model, xv, yv, device=device), 4),
-                 "by_value": accuracy_by_value(model, xv, yv, device=device)}
+        pred = predict(model, xv, device=device)
+        start = {"val_acc": round(float((pred == yv).mean()), 4) if len(yv) else 0.0,
+                 "by_value": accuracy_by_value(pred, yv)}
         log(f"half reader before tuning: val accuracy {start['val_acc']:.4f}")
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     budget = hours * 3600
@@ -155,7 +155,7 @@ def train_half_reader(data: Path, out: Path, hours: float = 0.5, batch: int = 25
             best = (acc, {k: v.detach().clone() for k, v in model.state_dict().items()})
     if best[1] is not None:
         model.load_state_dict(best[1])
-    by_value = accuracy_by_value(model, xv, yv, device=device)
+    by_value = accuracy_by_value(predict(model, xv, device=device), yv)
     model = model.cpu()
     torch.save(model.state_dict(), data / "half_reader.pt")  # kept beside the samples in case the export fails
     export_half_reader(model, out)

@@ -306,6 +306,7 @@ def train_all(data_root: Path, out_dir: Path = MODELS_DIR, recipe: Recipe | None
     t5 = time.perf_counter()
     halves = None
     if recipe.half_hours > 0 and gpu:
+        from ..recognize import BIG_HALVES_FILE
         from .gpu_half import GPU_BIG_TUNE, GPU_HUE_TUNE, train_gpu_half
 
         halves = train_gpu_half(runs / "gpu_half", out_dir / "half_reader.onnx", recipe.half_gpu_hours)
@@ -314,7 +315,7 @@ def train_all(data_root: Path, out_dir: Path = MODELS_DIR, recipe: Recipe | None
                                    **GPU_HUE_TUNE, init=out_dir / "half_reader.onnx")
             halves["hue_tune"] = {k: v for k, v in tuned.items() if k != "history"}
         if recipe.half_gpu_big_hours > 0:
-            big = train_gpu_half(runs / "gpu_half_big", out_dir / "half_reader_big.onnx", recipe.half_gpu_big_hours,
+            big = train_gpu_half(runs / "gpu_half_big", out_dir / BIG_HALVES_FILE, recipe.half_gpu_big_hours,
                                  **GPU_BIG_TUNE, init=out_dir / "half_reader.onnx")
             halves["big_tune"] = {k: v for k, v in big.items() if k != "history"}
     elif recipe.half_hours > 0 and half_roots is not None:
@@ -325,14 +326,15 @@ def train_all(data_root: Path, out_dir: Path = MODELS_DIR, recipe: Recipe | None
         build_half_dataset(dirs, runs / "halves", versions=recipe.half_versions)
         halves = train_half_reader(runs / "halves", out_dir / "half_reader.onnx", hours=recipe.half_hours)
     if halves is not None:
+        from ..recognize import BIG_HALVES_FILE
         from .half_tune import BIG_TUNE, tune_half_reader
 
         # the reader's CPU fine-tunes, each on the file the stage before wrote (both off by default)
         for key, hours, work, extra in (("tune", recipe.half_tune_hours, "half_tune", {}),
                                         ("big_tune", recipe.half_big_tune_hours, "half_big_tune", BIG_TUNE)):
             if hours > 0:
-                # the big sets' stage writes their own reader (see `recognize.BIG_HALVES_FILE`)
-                dest = out_dir / ("half_reader_big.onnx" if key == "big_tune" else "half_reader.onnx")
+                # the big sets' stage writes their own reader (read only for declared big sets)
+                dest = out_dir / (BIG_HALVES_FILE if key == "big_tune" else "half_reader.onnx")
                 res = tune_half_reader(out_dir / "half_reader.onnx", runs / work, dest, hours, **extra)
                 halves[key] = {k: v for k, v in res.items() if k != "history"}
     return {"detector": str(det_onnx), "pips": str(pip_onnx), "half_reader": halves,
