@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -235,6 +236,16 @@ class Recognizer:
         self.big_halves = HalfReader(d / BIG_HALVES_FILE, threads=threads) \
             if self.halves is not None and (d / BIG_HALVES_FILE).exists() else None
         self.small_tile_px = SMALL_TILE_PX
+        self._helper: ThreadPoolExecutor | None = None
+
+    def _beside(self, fn: Callable[..., Any], *args: Any) -> Future:
+        """`fn(*args)` started on the recognizer's one helper thread. Why: the two small readers'
+        runs are too short to keep both cores busy alone (onnxruntime splits little of a 36x32
+        end's work), so the half reader run after the dot detector costs a hand frame more than
+        run beside it (measured in models/README.md, session 34)."""
+        if self._helper is None:
+            self._helper = ThreadPoolExecutor(1, thread_name_prefix="half-reader")
+        return self._helper.submit(fn, *args)
 
     def _count_dots(self, view, bar) -> tuple[int, int]:
         return self.pips.read_crops([view], [bar])[0].pips
@@ -269,15 +280,17 @@ class Recognizer:
         # a small tile's values come from the half reader; its dots are counted only when no
         # divider shows, to tell a back from a face (see `classified_reading`)
         counted = sorted(set(range(len(up))) - {i for i in small if bars[i] is not None})
-        readings: list = [None] * len(up)
-        for i, r in zip(counted, self.pips.read_crops([crops[i] for i in counted], [bars[i] for i in counted])):
-            readings[i] = r
         # a large tile's faint end may hold dots under the threshold that its pattern shows (a box
         # that looks blank too: its faint divider may yet make it a face, see `looks_double_blank`)
         large = sorted(set(range(len(up))) - set(small)) if self.halves is not None else []
+        # the half reader runs beside the dot detector (see `_beside`)
+        pending = self._beside(halves.probabilities, [crops[i] for i in small + large]) if small or large else None
+        readings: list = [None] * len(up)
+        for i, r in zip(counted, self.pips.read_crops([crops[i] for i in counted], [bars[i] for i in counted])):
+            readings[i] = r
         large_probs: dict = {}
-        if small or large:
-            probs = halves.probabilities([crops[i] for i in small + large])
+        if pending is not None:
+            probs = pending.result()
             for i, p in zip(small, probs):
                 readings[i] = classified_reading(readings[i], p, set_max, bars[i])
             large_probs = dict(zip(large, probs[len(small):]))
@@ -303,8 +316,9 @@ class Recognizer:
             doubtful = [i for i in large if blank_ends_in_doubt(readings[i], large_probs[i])]
             if doubtful:
                 views = [colour_distance_view(crops[i]) for i in doubtful]
+                view_probs = self._beside(halves.probabilities, views)
                 view_dots = self.pips.read_crops(views, [bars[i] for i in doubtful])
-                for i, dots, probs in zip(doubtful, view_dots, halves.probabilities(views)):
+                for i, dots, probs in zip(doubtful, view_dots, view_probs.result()):
                     readings[i] = pale_ends_checked(readings[i], large_probs[i], dots, probs, set_max)
         # one value, one pip colour: ends read alike but coloured apart are not all that value
         checked, _, sure_colours = colour_checked(readings, crops, set_max, colour_anchors)
