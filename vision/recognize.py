@@ -236,15 +236,14 @@ class Recognizer:
         self.big_halves = HalfReader(d / BIG_HALVES_FILE, threads=threads) \
             if self.halves is not None and (d / BIG_HALVES_FILE).exists() else None
         self.small_tile_px = SMALL_TILE_PX
-        self._helper: ThreadPoolExecutor | None = None
+        self._helper = ThreadPoolExecutor(1, thread_name_prefix="half-reader")  # its thread starts at first use
 
     def _beside(self, fn: Callable[..., Any], *args: Any) -> Future:
         """`fn(*args)` started on the recognizer's one helper thread. Why: the two small readers'
         runs are too short to keep both cores busy alone (onnxruntime splits little of a 36x32
         end's work), so the half reader run after the dot detector costs a hand frame more than
-        run beside it (measured in models/README.md, session 34)."""
-        if self._helper is None:
-            self._helper = ThreadPoolExecutor(1, thread_name_prefix="half-reader")
+        run beside it (measured in models/README.md, session 34). Made with the recognizer, not at
+        first use, so that requests the service reads side by side share one."""
         return self._helper.submit(fn, *args)
 
     def _count_dots(self, view, bar) -> tuple[int, int]:
