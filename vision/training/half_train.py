@@ -77,8 +77,12 @@ def predict(model, x: np.ndarray, batch: int = 1024, device="cpu") -> np.ndarray
     return np.concatenate(out) if out else np.zeros(0, dtype=np.int64)
 
 
+def accuracy(pred: np.ndarray, y: np.ndarray) -> float:
+    return float((pred == y).mean()) if len(y) else 0.0
+
+
 def evaluate(model, x: np.ndarray, y: np.ndarray, batch: int = 1024, device="cpu") -> float:
-    return float((predict(model, x, batch, device) == y).mean()) if len(y) else 0.0
+    return accuracy(predict(model, x, batch, device), y)
 
 
 def accuracy_by_value(pred: np.ndarray, y: np.ndarray) -> dict[int, float]:
@@ -115,7 +119,7 @@ def train_half_reader(data: Path, out: Path, hours: float = 0.5, batch: int = 25
     start = None
     if init is not None:
         pred = predict(model, xv, device=device)
-        start = {"val_acc": round(float((pred == yv).mean()), 4) if len(yv) else 0.0,
+        start = {"val_acc": round(accuracy(pred, yv), 4),
                  "by_value": accuracy_by_value(pred, yv)}
         log(f"half reader before tuning: val accuracy {start['val_acc']:.4f}")
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)

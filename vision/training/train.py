@@ -305,8 +305,9 @@ def train_all(data_root: Path, out_dir: Path = MODELS_DIR, recipe: Recipe | None
         mark_packed(pip_onnx)
     t5 = time.perf_counter()
     halves = None
+    from ..recognize import BIG_HALVES_FILE  # the big sets' own reader, read only for declared big sets
+
     if recipe.half_hours > 0 and gpu:
-        from ..recognize import BIG_HALVES_FILE
         from .gpu_half import GPU_BIG_TUNE, GPU_HUE_TUNE, train_gpu_half
 
         halves = train_gpu_half(runs / "gpu_half", out_dir / "half_reader.onnx", recipe.half_gpu_hours)
@@ -326,14 +327,13 @@ def train_all(data_root: Path, out_dir: Path = MODELS_DIR, recipe: Recipe | None
         build_half_dataset(dirs, runs / "halves", versions=recipe.half_versions)
         halves = train_half_reader(runs / "halves", out_dir / "half_reader.onnx", hours=recipe.half_hours)
     if halves is not None:
-        from ..recognize import BIG_HALVES_FILE
         from .half_tune import BIG_TUNE, tune_half_reader
 
         # the reader's CPU fine-tunes, each on the file the stage before wrote (both off by default)
         for key, hours, work, extra in (("tune", recipe.half_tune_hours, "half_tune", {}),
                                         ("big_tune", recipe.half_big_tune_hours, "half_big_tune", BIG_TUNE)):
             if hours > 0:
-                # the big sets' stage writes their own reader (read only for declared big sets)
+                # the big sets' stage writes their own reader
                 dest = out_dir / (BIG_HALVES_FILE if key == "big_tune" else "half_reader.onnx")
                 res = tune_half_reader(out_dir / "half_reader.onnx", runs / work, dest, hours, **extra)
                 halves[key] = {k: v for k, v in res.items() if k != "history"}
