@@ -1967,3 +1967,71 @@ def test_a_line_of_sure_plays_read_otherwise_later_but_not_by_colour_is_kept():
     tracker, events = _a_line_misread_alike(by_colour=False)
     assert not [e for e in events if e.kind in ("tile_played", "play_corrected")]
     assert Tile(2, 3) in tracker.board and Tile(3, 1) in tracker.board
+
+
+
+
+def _small_spinner_with_arms(up_read, scale=1.0):
+    """A small 15-15 spinner (40-px tiles, as on a webcam's double-15 table; `scale` times that)
+    with its four arms, the one above it read `up_read` (15 end down against the spinner)."""
+    spinner = _tile_at(300, 300, (15, 15), w=20)
+    up = _det(np.roll(_tile_at(300, 260, up_read, w=20).corners, 2, axis=0), up_read)
+    down = _tile_at(300, 340, (15, 3), w=20)
+    right = _det([[310, 290], [310, 310], [350, 310], [350, 290]], (15, 1))
+    left = _det([[290, 310], [290, 290], [250, 290], [250, 310]], (15, 2))
+    return [_det(d.corners * scale, d.pips) for d in (spinner, up, down, right, left)]
+
+
+def _laid_above_small_arm(up_read, laid, elsewhere=(), scale=1.0):
+    """The tracker's events as a tile read `laid` (its second end down against the arm's outer
+    end) is laid on the arm above the spinner, with `elsewhere` tiles on the table before it."""
+    tracker = Tracker(GameConfig(2, 15, HouseRules()), gate=_Still())
+    board = _small_spinner_with_arms(up_read, scale) + list(elsewhere)
+    _feed(tracker, [board[:1], board[:5], board])
+    nxt = _tile_at(300, 220, laid, w=20)
+    return tracker, _feed(tracker, [board + [_det(nxt.corners * scale, laid)]])
+
+
+def _plays(events):
+    return [(e.tile, e.on, e.legal) for e in events if isinstance(e, TilePlayed)]
+
+
+def test_a_dense_end_laid_against_a_neighbouring_dense_value_corrects_the_tile_that_showed_it():
+    """15-13 read 15-14 (a 13 read as a 14 on a small tile, sure and wrong) is played; the 13-2
+    laid against its outer end says that end was a 13: the play is corrected, not the new tile
+    flagged."""
+    tracker, events = _laid_above_small_arm((15, 14), (2, 13))
+    assert [(e.tile, e.read_as) for e in events if e.kind == "play_corrected"] == [("15-13", "15-14")]
+    assert ("13-2", "15-13", True) in _plays(events)
+    assert Tile(15, 14) not in tracker.board and tracker.board[Tile(15, 13)].status == "legal"
+
+
+def test_where_the_open_end_cannot_have_been_misread_the_dense_end_laid_against_it_was():
+    """15-13 lies on the table elsewhere, so the 14 read above the spinner is no misread 13: the
+    13 of the tile laid against it was the misread end, and that tile is the 14-2."""
+    elsewhere = _tile_at(500, 100, (15, 13), vertical=False, w=20)
+    tracker, events = _laid_above_small_arm((15, 14), (2, 13), [elsewhere])
+    assert not [e for e in events if e.kind == "play_corrected"]
+    assert [e.message for e in events if e.kind == "notice"] == [
+        "13-2 was 14-2 misread: it lies against the 14 of 15-14, a misread 14 on tiles this small"]
+    assert ("14-2", "15-14", True) in _plays(events)
+    assert tracker.board[Tile(15, 14)].status == "legal"
+
+
+def test_a_sparse_end_laid_against_another_value_is_flagged_not_taken_for_a_misread():
+    _, events = _laid_above_small_arm((15, 4), (2, 6))
+    assert not [e for e in events if e.kind in ("play_corrected", "notice")]
+    assert [(e.tile, e.legal, e.rule) for e in events if isinstance(e, TilePlayed)] == [
+        ("6-2", False, "ends_do_not_match")]
+
+
+def test_a_dense_end_laid_against_a_dense_value_far_from_it_is_flagged():
+    _, events = _laid_above_small_arm((15, 14), (2, 10))
+    assert not [e for e in events if e.kind in ("play_corrected", "notice")]
+    assert [(e.tile, e.legal) for e in events if isinstance(e, TilePlayed)] == [("10-2", False)]
+
+
+def test_a_large_tile_s_dense_end_counted_dot_by_dot_is_not_taken_for_a_neighbouring_value():
+    _, events = _laid_above_small_arm((15, 14), (2, 13), scale=3.0)  # 120-px tiles
+    assert not [e for e in events if e.kind in ("play_corrected", "notice")]
+    assert [(e.tile, e.legal) for e in events if isinstance(e, TilePlayed)] == [("13-2", False)]

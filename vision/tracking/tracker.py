@@ -53,6 +53,7 @@ from engine import GameConfig, ScoreSheet, Tile, hand_score, round_scores
 from engine.board import SLOT_STRIDE
 
 from ..capture import small_tiles_warning
+from ..halfreader import SMALL_TILE_PX
 from ..types import tile_length
 from .board import (BoardTile, Observation, angle_gap, associate, at_place_of, identity, mean_pose, register,
                     same_picture, tile_patch)
@@ -119,6 +120,14 @@ laid wrong way round read 6-5 sure and taken as 5-5, a planted 9-7 taken as 9-6.
 rounds 0.2 caught one more planted play and raised no false flag.) A large tile's costs include
 how much more the half reader believes the value read (`recognize.backed_costs`): a dot scoring
 0.65 that the half reader sees too is no longer "0.15 from the threshold"."""
+
+DENSE_CONFUSED = 12
+"""Values from this up have patterns the half reader confuses with their neighbours on small tiles
+(held out, small ends of the big sets: 12-15 read right 0.88-0.89, 0-8 0.96-0.99;
+models/checkpoints/half_reader_big_gpu_summary.json); see `_dense_end_misread`."""
+DENSE_CONFUSED_SPREAD = 2
+"""How far apart two such values may be and still be taken for one another (13 for 15: two
+pips in a pattern of fifteen)."""
 
 LOOSE_EXPLAINED = 1.5
 """How much a re-reading must explain before it is believed (`_explain_loose`): each tile set
@@ -1544,6 +1553,11 @@ class Tracker:
             if closer:
                 events.extend(closer)
                 cands = self._candidates(pose) or cands
+            misread = self._dense_end_misread(tile, pose, cands, obs)
+            if misread is not None:
+                events.extend(misread[0])
+                tile, pose = misread[1], misread[2]
+                cands = self._candidates(pose) or cands
             events.append(self._judge(tile, pose, obs, cands, hand=len(fresh) == 1))
         # a tile set down apart earlier may now touch a tile laid since (a chickie read after
         # its toe): it was a play all along
@@ -1882,6 +1896,75 @@ class Tracker:
         assert play is not None
         msg = f"{old} was {new} misread: a closer look reads {new} there, and {why}, so the play is corrected"
         return self._enter_correction(focus, new, new_pose, focus.touching, play, obs, msg)
+
+    def _dense_end_misread(self, tile: Tile, pose: TilePose, candidates: list[tuple[float, BoardTile, Any]],
+                           obs: Observation) -> tuple[list[TrackEvent], Tile, TilePose] | None:
+        """A play refused because its touching end does not match the open end it lies against,
+        where both are dense values the half reader confuses on small tiles (`DENSE_CONFUSED`):
+        one of the two ends was misread, and is mended where that explanation holds:
+
+        * first the open end, the outer end of the tile laid before: that play is corrected, when
+          the round replays with it and this play is then legal (events, and the tile and pose
+          as they were);
+        * else the new tile's touching end: it is the tile with the open end's value there, when
+          that is a tile not played and no double (a notice, and that tile and pose).
+
+        None where neither holds: the play is judged as read.
+
+        Why: on small double-15 tiles the half reader reads runs of one value as its neighbour,
+        sure of each (held out: 12-15 read right 0.88-0.89 of the time, 0-8 0.96-0.99), so the
+        close second readings `_ruling` tries are not there. Round seed37-35 read 15-x tiles
+        laid outward as 14-x; the 15-14 laid on the 15 of a "14-6" was flagged as laid the wrong
+        way round, and such flags derailed the arm. Why the open end first: nothing checked it
+        when its tile was played (any value may lie outward), while the new tile's touching end
+        reached this point only if no close second reading of it fitted (`_ruling`). Weighing
+        the reader's own odds of both ends instead chose worse (round seed0-15: 7 false flags
+        against 5; models/README.md, session 35): it is sure of its misreadings. Only small
+        tiles (`SMALL_TILE_PX`), whose ends the half reader reads by their pattern: a large
+        tile's dots are counted one by one. A tile truly laid with such a neighbouring value
+        against such an end is taken for a legal play: that cheat goes unflagged."""
+        if self.current is None or not candidates:
+            return None
+        referee = self.current.referee
+        verdict = self._ruling(tile, pose, candidates)[2]
+        if verdict.legal or verdict.error is None or verdict.error.code != "ends_do_not_match":
+            return None
+        _, focus, contact = candidates[0]
+        if focus.status != "legal" or focus.tile.is_double or focus.touching is None or focus.missing or \
+                max(focus.pose.length, pose.length) >= SMALL_TILE_PX:
+            return None
+        inner, had = focus.pose.pips[focus.touching], focus.pose.pips[1 - focus.touching]
+        near = contact.touching
+        got = pose.pips[near]
+        if min(had, got) < DENSE_CONFUSED or abs(had - got) > DENSE_CONFUSED_SPREAD:
+            return None
+
+        def open_end() -> tuple[list[TrackEvent], Tile, TilePose] | None:
+            new = Tile(inner, got)
+            if new == tile or new in self.board or not new.in_set(self.config.set_max):
+                return None
+            trial = referee.copy()
+            if trial.replace(focus.tile, new, inner) is None or not trial.judge(tile, new, got).legal:
+                return None
+            play = referee.replace(focus.tile, new, inner)
+            assert play is not None
+            pips = (inner, got) if focus.touching == 0 else (got, inner)
+            msg = (f"{focus.tile} was {new} misread: {tile} was laid with its {got} against the end read "
+                   f"{had}, a misread {got} on tiles this small, so the play is corrected")
+            return (self._enter_correction(focus, new, TilePose(focus.pose.corners, pips), focus.touching, play,
+                                           obs, msg), tile, pose)
+
+        def near_end() -> tuple[list[TrackEvent], Tile, TilePose] | None:
+            pips = (had, pose.pips[1]) if near == 0 else (pose.pips[0], had)
+            alt = Tile(*pips)
+            if alt.is_double or alt in self.board or not referee.judge(alt, focus.tile, had).legal:
+                return None
+            self._superseded.add((alt, tile))  # its place read as `tile` again is the same misreading
+            note = Notice(obs.frame, obs.t, f"{tile} was {alt} misread: it lies against the {had} of {focus.tile}, "
+                                            f"a misread {had} on tiles this small")
+            return [note], alt, _with_first_reading(TilePose(pose.corners, pips), pose)
+
+        return open_end() or near_end()
 
     def _enter_correction(self, bt: BoardTile, new: Tile, pose: TilePose, touching: int | None, play: Any,
                           obs: Observation, message: str) -> list[TrackEvent]:
