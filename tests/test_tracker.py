@@ -2035,3 +2035,42 @@ def test_a_large_tile_s_dense_end_counted_dot_by_dot_is_not_taken_for_a_neighbou
     _, events = _laid_above_small_arm((15, 14), (2, 13), scale=3.0)  # 120-px tiles
     assert not [e for e in events if e.kind in ("play_corrected", "notice")]
     assert [(e.tile, e.legal) for e in events if isinstance(e, TilePlayed)] == [("13-2", False)]
+
+
+def test_a_play_taken_for_a_misread_end_and_taken_back_at_once_was_laid_as_read_and_is_flagged():
+    """Players take back what the table calls illegal: the 13-2 laid on the 14 of 15-14, taken
+    for a misread 13 there, is taken back before the next play, so 15-14 was read right and
+    the 13-2 was laid illegally: flagged at the frame it was laid, and taken back."""
+    tracker, events = _laid_above_small_arm((15, 14), (2, 13))
+    laid_at = next(e.frame for e in events if isinstance(e, TilePlayed) and e.tile == "13-2")
+    events = _feed(tracker, [_small_spinner_with_arms((15, 14))])
+    assert [(e.tile, e.read_as) for e in events if e.kind == "play_corrected"] == [
+        ("15-14", "15-13"), ("13-2", "13-2")]
+    assert [(e.tile, e.on, e.legal, e.rule, e.frame == laid_at) for e in events if isinstance(e, TilePlayed)][-1] == (
+        "13-2", "15-14", False, "ends_do_not_match", True)
+    assert [(e.tile, e.was_legal) for e in events if isinstance(e, TileTakenBack)] == [("13-2", False)]
+    assert tracker.board[Tile(15, 14)].status == "legal" and Tile(15, 13) not in tracker.board
+    assert [f["tile"] for f in tracker.current.illegal if f["taken_back_frame"] is not None] == ["13-2"]
+
+
+def test_a_play_taken_for_a_misread_end_stays_legal_once_another_play_follows():
+    tracker, _ = _laid_above_small_arm((15, 14), (2, 13))
+    board = _small_spinner_with_arms((15, 14))
+    laid = _tile_at(300, 220, (2, 13), w=20)
+    beyond = _tile_at(300, 180, (9, 2), w=20)  # its 2 end down against the 13-2's 2
+    played = _feed(tracker, [board + [laid, beyond]])
+    assert ("9-2", "13-2", True) in _plays(played)
+    events = _feed(tracker, [board + [beyond]])  # 13-2 gone from under the tile laid on it
+    assert not [e for e in events if isinstance(e, TilePlayed) and not e.legal and e.tile == "13-2"]
+    assert tracker.board[Tile(15, 13)].status == "legal"
+
+
+def test_a_tile_taken_for_a_misread_of_its_own_end_and_taken_back_at_once_is_flagged_as_read():
+    elsewhere = _tile_at(500, 100, (15, 13), vertical=False, w=20)
+    tracker, _ = _laid_above_small_arm((15, 14), (2, 13), [elsewhere])
+    events = _feed(tracker, [_small_spinner_with_arms((15, 14)) + [elsewhere]])
+    assert [(e.tile, e.read_as) for e in events if e.kind == "play_corrected"] == [("13-2", "14-2")]
+    assert [(e.tile, e.legal, e.rule) for e in events if isinstance(e, TilePlayed)] == [
+        ("13-2", False, "ends_do_not_match")]
+    assert [e.tile for e in events if isinstance(e, TileTakenBack)] == ["13-2"]
+    assert Tile(14, 2) not in tracker.board and tracker.board[Tile(15, 14)].status == "legal"

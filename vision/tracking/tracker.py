@@ -262,6 +262,24 @@ class _RoundBook:
     illegal: list[dict[str, Any]] = field(default_factory=list)
 
 
+@dataclass
+class _DenseGuess:
+    """A play entered as legal on a guessed misread dense end (`Tracker._dense_end_misread`)."""
+
+    read: Tile
+    """The tile as the reader read it."""
+    pose: TilePose
+    touching: int
+    """The value read at its end against the layout."""
+    plays: int
+    """Plays entered once it was: while they are as many, it is the last."""
+    was: Tile | None = None
+    """The tile it lies against as read, where the guess corrected that one ..."""
+    was_pose: TilePose | None = None
+    corrected: Tile | None = None
+    """... and what it was corrected to."""
+
+
 class Tracker:
     """Frames of one table in, `TrackEvent`s out; usable one frame at a time (`push`)."""
 
@@ -324,6 +342,9 @@ class Tracker:
         self._pending: list[TrackEvent] = []
         """Corrections made while finding new tiles (`_board_tile_misread`), reported with them."""
         self._superseded: set[tuple[Tile, Tile]] = set()
+        self._dense_guesses: dict[Tile, _DenseGuess] = {}
+        """Plays taken as legal on a guessed misread dense end (`_dense_end_misread`), by the tile
+        entered: undone, and judged as read, if the tile is taken back before the next play."""
         """(tile, reading) pairs: a tile flagged illegal on `reading` was read again as `tile` at
         the same place and replaced."""
         self._reads_since_change = 0
@@ -1431,8 +1452,51 @@ class Tracker:
                         item["taken_back_frame"] = obs.frame
             return [TileTakenBack(obs.frame, obs.t, str(bt.tile), bt.player, False)]
         assert self.current is not None
+        guess = self._dense_guesses.pop(bt.tile, None)
+        if guess is not None and len(self.current.referee.plays) == guess.plays:
+            return self._undo_dense_guess(bt, guess, obs)
         play = self.current.referee.take_back()
         return [TileTakenBack(obs.frame, obs.t, str(bt.tile), play.player, True)]
+
+    def _undo_dense_guess(self, bt: BoardTile, guess: _DenseGuess, obs: Observation) -> list[TrackEvent]:
+        """`bt`, a play taken as legal on a guessed misread end (`_dense_end_misread`), taken back
+        before the next play: players take back the plays the table calls illegal and keep the
+        legal ones, so it was laid as read. The guess is undone (the tile it lay against is as
+        read again), and the play as read is flagged at the frame it was laid, and taken back.
+
+        Why: in 12 fresh double-15 rounds (seed 38) two planted plays, a 15-12 laid on the 13 of
+        a 13-8 and a 15-1 on the 13 of a 13-7, were taken for misread ends and went unflagged;
+        the second left the arm misread for the rest of the round (models/README.md, session 35)."""
+        assert self.current is not None
+        book, referee = self.current, self.current.referee
+        events: list[TrackEvent] = []
+        play = referee.take_back()  # (`_take_back` has taken it off the board)
+        self._superseded.discard((bt.tile, guess.read))
+        on = play.on
+        parent = self.board.get(guess.corrected) if guess.corrected is not None else None
+        if parent is not None and guess.was is not None and guess.was_pose is not None:
+            undone = referee.replace(guess.corrected, guess.was, guess.was_pose.pips[parent.touching or 0])
+            if undone is not None:
+                self._superseded.discard((guess.corrected, guess.was))
+                events += self._enter_correction(
+                    parent, guess.was, TilePose(parent.pose.corners, guess.was_pose.pips), parent.touching, undone,
+                    obs, f"{guess.corrected} was {guess.was} after all: {guess.read}, laid against it, was taken "
+                         f"back at once")
+                on = guess.was
+        verdict = referee.judge(guess.read, on, guess.touching)
+        laid = next((o for o in self.window if o.frame == bt.frame), obs)
+        err = verdict.error
+        rule, message = (err.code, err.message) if err is not None else (None, f"{guess.read} was taken back at once")
+        evidence = self._save_evidence(laid, guess.read, guess.pose, self.board.get(on) if on else None, message)
+        book.illegal.append({"tile": str(guess.read), "player": play.player, "on": None if on is None else str(on),
+                             "rule": rule, "message": message, "frame": bt.frame, "t": round(laid.t, 3),
+                             "evidence": evidence, "taken_back_frame": obs.frame})
+        return [*events,
+                PlayCorrected(obs.frame, obs.t, str(guess.read), str(bt.tile),
+                              f"{bt.tile} was taken back at once: it was laid as read, {guess.read}, and is flagged"),
+                TilePlayed(bt.frame, laid.t, str(guess.read), play.player, None if on is None else str(on), None,
+                           None, legal=False, rule=rule, message=message, evidence=evidence),
+                TileTakenBack(obs.frame, obs.t, str(guess.read), play.player, False)]
 
     def _tiles_gone(self, gone: list[BoardTile], obs: Observation) -> list[TrackEvent]:
         events: list[TrackEvent] = []
@@ -1948,6 +2012,7 @@ class Tracker:
                 return None
             play = referee.replace(focus.tile, new, inner)
             assert play is not None
+            self._dense_guesses[tile] = _DenseGuess(tile, pose, got, len(referee.plays) + 1, focus.tile, focus.pose, new)
             pips = (inner, got) if focus.touching == 0 else (got, inner)
             msg = (f"{focus.tile} was {new} misread: {tile} was laid with its {got} against the end read "
                    f"{had}, a misread {got} on tiles this small, so the play is corrected")
@@ -1960,6 +2025,7 @@ class Tracker:
             if alt.is_double or alt in self.board or not referee.judge(alt, focus.tile, had).legal:
                 return None
             self._superseded.add((alt, tile))  # its place read as `tile` again is the same misreading
+            self._dense_guesses[alt] = _DenseGuess(tile, pose, got, len(referee.plays) + 1)
             note = Notice(obs.frame, obs.t, f"{tile} was {alt} misread: it lies against the {had} of {focus.tile}, "
                                             f"a misread {had} on tiles this small")
             return [note], alt, _with_first_reading(TilePose(pose.corners, pips), pose)
