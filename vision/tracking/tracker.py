@@ -342,11 +342,11 @@ class Tracker:
         self._pending: list[TrackEvent] = []
         """Corrections made while finding new tiles (`_board_tile_misread`), reported with them."""
         self._superseded: set[tuple[Tile, Tile]] = set()
+        """(tile, reading) pairs: a tile flagged illegal on `reading` was read again as `tile` at
+        the same place and replaced."""
         self._dense_guesses: dict[Tile, _DenseGuess] = {}
         """Plays taken as legal on a guessed misread dense end (`_dense_end_misread`), by the tile
         entered: undone, and judged as read, if the tile is taken back before the next play."""
-        """(tile, reading) pairs: a tile flagged illegal on `reading` was read again as `tile` at
-        the same place and replaced."""
         self._reads_since_change = 0
         self._still = STILL_BEFORE_READ
         self._size_misses = 0
@@ -1475,7 +1475,8 @@ class Tracker:
         on = play.on
         parent = self.board.get(guess.corrected) if guess.corrected is not None else None
         if parent is not None and guess.was is not None and guess.was_pose is not None:
-            undone = referee.replace(guess.corrected, guess.was, guess.was_pose.pips[parent.touching or 0])
+            inner = guess.was_pose.pips[parent.touching or 0]  # (never None: see `_dense_end_misread`)
+            undone = referee.replace(guess.corrected, guess.was, inner)
             if undone is not None:
                 self._superseded.discard((guess.corrected, guess.was))
                 events += self._enter_correction(
