@@ -1984,7 +1984,7 @@ class Tracker:
         when its tile was played (any value may lie outward), while the new tile's touching end
         reached this point only if no close second reading of it fitted (`_ruling`). Weighing
         the reader's own odds of both ends instead chose worse (round seed0-15: 7 false flags
-        against 5; models/README.md, session 35): it is sure of its misreadings. Only small
+        against 3; models/README.md, session 35): it is sure of its misreadings. Only small
         tiles (`SMALL_TILE_PX`), whose ends the half reader reads by their pattern: a large
         tile's dots are counted one by one. A tile truly laid with such a neighbouring value
         against such an end is taken for a legal play: that cheat goes unflagged."""
