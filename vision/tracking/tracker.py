@@ -2271,6 +2271,7 @@ class Tracker:
             tile, pose = want, TilePose(pose.corners, (round_double, round_double))
         referee = Referee(self.config, tile, self.next_spinner_player)
         self._played_legally = set()
+        self._dense_guesses = {}  # (a guess of the round before is no guess about this one's plays)
         self.current = _RoundBook(referee, round_index)
         self.rounds.append(self.current)
         self.board = {t: bt for t, bt in self.board.items() if bt.status == "loose"}
