@@ -1969,8 +1969,6 @@ def test_a_line_of_sure_plays_read_otherwise_later_but_not_by_colour_is_kept():
     assert Tile(2, 3) in tracker.board and Tile(3, 1) in tracker.board
 
 
-
-
 def _small_spinner_with_arms(up_read, scale=1.0):
     """A small 15-15 spinner (40-px tiles, as on a webcam's double-15 table; `scale` times that)
     with its four arms, the one above it read `up_read` (15 end down against the spinner)."""
