@@ -273,9 +273,8 @@ class _DenseGuess:
     """The value read at its end against the layout."""
     plays: int
     """Plays entered once it was: while they are as many, it is the last."""
-    was: Tile | None = None
-    """The tile it lies against as read, where the guess corrected that one ..."""
     was_pose: TilePose | None = None
+    """The tile it lies against as read, where the guess corrected that one ..."""
     corrected: Tile | None = None
     """... and what it was corrected to."""
 
@@ -1468,35 +1467,31 @@ class Tracker:
         a 13-8 and a 15-1 on the 13 of a 13-7, were taken for misread ends and went unflagged;
         the second left the arm misread for the rest of the round (models/README.md, session 35)."""
         assert self.current is not None
-        book, referee = self.current, self.current.referee
+        referee = self.current.referee
         events: list[TrackEvent] = []
         play = referee.take_back()  # (`_take_back` has taken it off the board)
         self._superseded.discard((bt.tile, guess.read))
         on = play.on
         parent = self.board.get(guess.corrected) if guess.corrected is not None else None
-        if parent is not None and guess.was is not None and guess.was_pose is not None:
+        if parent is not None and guess.was_pose is not None:
+            was = Tile(*guess.was_pose.pips)
             inner = guess.was_pose.pips[parent.touching or 0]  # (never None: see `_dense_end_misread`)
-            undone = referee.replace(guess.corrected, guess.was, inner)
+            undone = referee.replace(parent.tile, was, inner)
             if undone is not None:
-                self._superseded.discard((guess.corrected, guess.was))
+                self._superseded.discard((parent.tile, was))
                 events += self._enter_correction(
-                    parent, guess.was, TilePose(parent.pose.corners, guess.was_pose.pips), parent.touching, undone,
-                    obs, f"{guess.corrected} was {guess.was} after all: {guess.read}, laid against it, was taken "
-                         f"back at once")
-                on = guess.was
-        verdict = referee.judge(guess.read, on, guess.touching)
-        laid = next((o for o in self.window if o.frame == bt.frame), obs)
-        err = verdict.error
+                    parent, was, TilePose(parent.pose.corners, guess.was_pose.pips), parent.touching, undone,
+                    obs, f"{parent.tile} was {was} after all: {guess.read}, laid against it, was taken back at once")
+                on = was
+        err = referee.judge(guess.read, on, guess.touching).error
         rule, message = (err.code, err.message) if err is not None else (None, f"{guess.read} was taken back at once")
-        evidence = self._save_evidence(laid, guess.read, guess.pose, self.board.get(on) if on else None, message)
-        book.illegal.append({"tile": str(guess.read), "player": play.player, "on": None if on is None else str(on),
-                             "rule": rule, "message": message, "frame": bt.frame, "t": round(laid.t, 3),
-                             "evidence": evidence, "taken_back_frame": obs.frame})
+        laid = next((o for o in self.window if o.frame == bt.frame), obs)
+        flag = self._flag(guess.read, guess.pose, play.player, self.board.get(on) if on else None, on, rule, message,
+                          laid, frame=bt.frame, taken_back=obs.frame)
         return [*events,
                 PlayCorrected(obs.frame, obs.t, str(guess.read), str(bt.tile),
                               f"{bt.tile} was taken back at once: it was laid as read, {guess.read}, and is flagged"),
-                TilePlayed(bt.frame, laid.t, str(guess.read), play.player, None if on is None else str(on), None,
-                           None, legal=False, rule=rule, message=message, evidence=evidence),
+                flag,
                 TileTakenBack(obs.frame, obs.t, str(guess.read), play.player, False)]
 
     def _tiles_gone(self, gone: list[BoardTile], obs: Observation) -> list[TrackEvent]:
@@ -1991,9 +1986,6 @@ class Tracker:
         if self.current is None or not candidates:
             return None
         referee = self.current.referee
-        verdict = self._ruling(tile, pose, candidates)[2]
-        if verdict.legal or verdict.error is None or verdict.error.code != "ends_do_not_match":
-            return None
         _, focus, contact = candidates[0]
         if focus.status != "legal" or focus.tile.is_double or focus.touching is None or focus.missing or \
                 max(focus.pose.length, pose.length) >= SMALL_TILE_PX:
@@ -2002,6 +1994,10 @@ class Tracker:
         near = contact.touching
         got = pose.pips[near]
         if min(had, got) < DENSE_CONFUSED or abs(had - got) > DENSE_CONFUSED_SPREAD:
+            return None
+        # (checked last: the engine's ruling costs more than the checks above, and most plays are legal)
+        verdict = self._ruling(tile, pose, candidates)[2]
+        if verdict.legal or verdict.error is None or verdict.error.code != "ends_do_not_match":
             return None
 
         def open_end() -> tuple[list[TrackEvent], Tile, TilePose] | None:
@@ -2013,7 +2009,7 @@ class Tracker:
                 return None
             play = referee.replace(focus.tile, new, inner)
             assert play is not None
-            self._dense_guesses[tile] = _DenseGuess(tile, pose, got, len(referee.plays) + 1, focus.tile, focus.pose, new)
+            self._dense_guesses[tile] = _DenseGuess(tile, pose, got, len(referee.plays) + 1, focus.pose, new)
             pips = (inner, got) if focus.touching == 0 else (got, inner)
             msg = (f"{focus.tile} was {new} misread: {tile} was laid with its {got} against the end read "
                    f"{had}, a misread {got} on tiles this small, so the play is corrected")
@@ -2375,15 +2371,25 @@ class Tracker:
             if earlier is not None:
                 return earlier
         self.board[tile] = BoardTile(tile, pose, "illegal", verdict.player, on, touching, obs.frame)
-        evidence = self._save_evidence(obs, tile, pose, parent, err.message)
         if err.code in WAITING_DOUBLE_RULES and obs.image is not None:
             self._flag_views[tile] = (obs.image, np.eye(3))
-        self.current.illegal.append({"tile": str(tile), "player": verdict.player,
-                                     "on": None if on is None else str(on), "rule": err.code,
-                                     "message": err.message, "frame": obs.frame, "t": round(obs.t, 3),
-                                     "evidence": evidence})
-        return TilePlayed(obs.frame, obs.t, str(tile), verdict.player, None if on is None else str(on), None, None,
-                          legal=False, rule=err.code, message=err.message, evidence=evidence)
+        return self._flag(tile, pose, verdict.player, parent, on, err.code, err.message, obs)
+
+    def _flag(self, tile: Tile, pose: TilePose, player: int | None, parent: BoardTile | None, on: Tile | None,
+              rule: str | None, message: str, laid: Observation, frame: int | None = None,
+              taken_back: int | None = None) -> TilePlayed:
+        """An illegal play of `tile` on `on`, laid at `frame` (by default `laid`'s, the picture its
+        evidence is saved from): entered in the round's record (taken back at frame `taken_back`,
+        where it was), and its event."""
+        assert self.current is not None
+        frame = laid.frame if frame is None else frame
+        evidence = self._save_evidence(laid, tile, pose, parent, message)
+        self.current.illegal.append({"tile": str(tile), "player": player, "on": None if on is None else str(on),
+                                     "rule": rule, "message": message, "frame": frame, "t": round(laid.t, 3),
+                                     "evidence": evidence,
+                                     **({"taken_back_frame": taken_back} if taken_back is not None else {})})
+        return TilePlayed(frame, laid.t, str(tile), player, None if on is None else str(on), None, None,
+                          legal=False, rule=rule, message=message, evidence=evidence)
 
     def _laid_before_last(self, tile: Tile, pose: TilePose, parent: BoardTile, touching: int | None,
                           obs: Observation) -> TrackEvent | None:
