@@ -1,5 +1,5 @@
 """Copies of labelled photos changed the way other people's photos differ from ours (turned,
-tilted, dim, warm light, a shadow across, blur, noise, heavy JPEG), to see what the recognizer
+tilted, dim, warm or cool light, a shadow across, glare, blur, noise, heavy JPEG), to see what the recognizer
 loses on real pixels under conditions the development photos do not show.
 
     python scripts/stress_real.py ../shared/data/real --out /tmp/stress
@@ -169,12 +169,61 @@ def grey(img: np.ndarray, _tile: float) -> np.ndarray:
     return cv2.cvtColor(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
 
 
+def _seeded(img: np.ndarray) -> np.random.Generator:
+    """The same random draw for the same photo on every run."""
+    return np.random.default_rng(int(img.shape[0]) * 7919 + int(img.shape[1]))
+
+
+def glare(img: np.ndarray, tile: float) -> np.ndarray:
+    """Light reflected off glossy faces: soft white ovals half a tile to a tile across, one for
+    every 12 tile areas of the picture (at least three), at random places, each lifting the picture
+    by up to 200 grey levels at its middle, so pips under one wash out."""
+    h, w = img.shape[:2]
+    rng = _seeded(img)
+    n = max(3, int(round(h * w / (12 * tile * tile / 2))))
+    gain = np.zeros((h, w), np.float32)
+    for _ in range(n):
+        cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+        ax = tile * rng.uniform(0.25, 0.5)
+        cv2.ellipse(gain, (int(cx), int(cy)), (int(ax), int(ax * rng.uniform(0.3, 0.8))),
+                    float(rng.uniform(0, 180)), 0, 360, 1.0, -1)
+    gain = cv2.GaussianBlur(gain, (0, 0), max(1.0, 0.15 * tile))
+    return np.clip(img.astype(np.float32) + 200 * gain[..., None], 0, 255).astype(np.uint8)
+
+
+def lowlight(img: np.ndarray, tile: float) -> np.ndarray:
+    """An evening room: 35 % of the light, the sensor's noise (sigma 6 grey levels at a 100-px
+    tile's scale) lifted with the gain, and the slight softness of a longer exposure."""
+    f = max(1.0, tile / 100)
+    small = cv2.resize(img, None, fx=1 / f, fy=1 / f, interpolation=cv2.INTER_AREA).astype(np.float32) * 0.35
+    small = cv2.GaussianBlur(small, (0, 0), 0.7)
+    small += np.random.default_rng(1).normal(0, 6, small.shape)
+    small = np.clip(small, 0, 255).astype(np.uint8)
+    return cv2.resize(small, (img.shape[1], img.shape[0]), interpolation=cv2.INTER_LINEAR)
+
+
+def cool(img: np.ndarray, _tile: float) -> np.ndarray:
+    """Fluorescent or shade light, not white-balanced: red down, green and blue up."""
+    f = img.astype(np.float32) * np.array([1.15, 1.05, 0.75], np.float32)
+    return np.clip(f, 0, 255).astype(np.uint8)
+
+
+def vignette(img: np.ndarray, _tile: float) -> np.ndarray:
+    """A cheap lens, or a lamp over the middle: the corners down to 35 % of the light."""
+    h, w = img.shape[:2]
+    y, x = np.mgrid[0:h, 0:w].astype(np.float32)
+    r = np.hypot((x - w / 2) / (w / 2), (y - h / 2) / (h / 2)) / np.sqrt(2)
+    gain = 1.0 - 0.65 * np.clip(r, 0, 1) ** 2
+    return np.clip(img.astype(np.float32) * gain[..., None], 0, 255).astype(np.uint8)
+
+
 CHANGES: dict[str, Callable[[np.ndarray, float], np.ndarray]] = {
     "rot30": rotate(30), "rot45": rotate(45), "rot135": rotate(135), "tilt": tilt,
     "steep45": steep(45), "steep55": steep(55), "steep65": steep(65), "steep55side": steep(55, True),
     "cam45": camera(45), "cam55": camera(55), "cam65": camera(65), "cam55side": camera(55, True), "dim": dim,
     "warm": warm, "shadow": shadow, "blur": blur, "noise": noise, "jpeg": jpeg, "shake": shake,
     "bright": bright, "negative": negative, "grey": grey,
+    "glare": glare, "lowlight": lowlight, "cool": cool, "vignette": vignette,
 }
 
 
