@@ -466,3 +466,63 @@ def test_a_back_whose_pattern_the_half_reader_takes_for_ones_stays_a_back_on_the
         crop = _rendered_crop(0, 0, seed, face_down=True, pattern=pattern)
         for a, b in ((1, 1), (1, 0), (1, 2), (2, 1)):
             assert not looks_a_face_by_pattern(_classified_pair(a, b, 0.95), crop, count_dots), (seed, pattern, a, b)
+
+
+def _sure_end_beside_unsure_blank(value: int, blank_p: float, value_p: float = 0.95):
+    """The half reader's reading of a small box: `value` on end 0, sure, and 0 on end 1 at `blank_p`."""
+    from vision.halfreader import CLASSES, ClassifiedHalf
+
+    def end(v: int, p0: float) -> ClassifiedHalf:
+        p = np.full(CLASSES, (1 - p0) / (CLASSES - 1))
+        p[v] = p0
+        return ClassifiedHalf(v, p, 0)
+
+    return TileReading((end(value, value_p), end(0, blank_p)), [], None)
+
+
+def _lilac_eight_blank_crop(seed: int) -> np.ndarray:
+    """A ~36-px 8-0 with yellow-green pips and a divider hardly darker than its lilac face (the 8-0
+    toe of rendered round seed38-3), rectified as the recognizer sees it."""
+    import cv2
+
+    from vision.rectify import rectify_tile
+    from vision.synth.tileface import draw_tile, random_style
+
+    rng = np.random.default_rng(seed)
+    style = random_style(rng, 15)
+    style.body = (214, 200, 214)
+    style.bar_rgb, style.stud = (180, 166, 180), False
+    style.pip_colours = [(190, 235, 70)] * 16
+    sp = draw_tile(style, 8, 0, 60, rng)
+    small = cv2.resize(_on_table(sp), None, fx=0.3, fy=0.3, interpolation=cv2.INTER_AREA)
+    h, w = sp.length * 0.3, sp.width * 0.3
+    corners = np.array([[6, 6], [6 + w, 6], [6 + w, 6 + h], [6, 6 + h]], np.float32)
+    return rectify_tile(small[..., ::-1].copy(), corners)[0]
+
+
+def test_a_small_blank_looking_box_with_a_sure_end_of_dots_beside_an_unsure_blank_end_is_a_face_where_a_colour_view_counts_them():
+    """An 8-0 toe of yellow-green pips on a lilac face (rendered round seed38-3): the dot detector
+    found nothing on its crop, nor its divider, and the half reader was sure of the 8 (0.94) but
+    not of the blank beside it (0.24). Taken for a back in every frame, its play was lost."""
+    from vision.pipreader import find_bar
+    from vision.recognize import FAINT_BAR_CONTRAST, looks_a_face_by_pattern
+
+    count_dots = _dot_counter()
+    for seed in range(5):
+        crop = _lilac_eight_blank_crop(seed)
+        assert find_bar(crop) is None and find_bar(crop, contrast=FAINT_BAR_CONTRAST) is not None
+        assert looks_a_face_by_pattern(_sure_end_beside_unsure_blank(8, 0.24), crop, count_dots), seed
+        assert not looks_a_face_by_pattern(_sure_end_beside_unsure_blank(8, 0.24), crop)  # no colour look
+        assert not looks_a_face_by_pattern(_sure_end_beside_unsure_blank(7, 0.24), crop, count_dots)  # not its dots
+        assert not looks_a_face_by_pattern(_sure_end_beside_unsure_blank(8, 0.24, 0.8), crop, count_dots)  # 8 unsure
+
+
+def test_a_back_the_half_reader_reads_as_a_sure_end_beside_an_unsure_blank_stays_a_back():
+    from vision.recognize import looks_a_face_by_pattern
+
+    count_dots = _dot_counter()
+    for seed, pattern in enumerate(["plain", "ring", "dimples", "stripe"] * 2):
+        crop = _rendered_crop(0, 0, seed, face_down=True, pattern=pattern)
+        for value in (1, 2, 8, 15):
+            assert not looks_a_face_by_pattern(_sure_end_beside_unsure_blank(value, 0.3), crop, count_dots), \
+                (seed, pattern, value)

@@ -113,8 +113,20 @@ def looks_a_face_by_pattern(reading: TileReading, crop,
     was a back in every frame after its first of a rendered round (seed6-23), and the five plays
     built on its 0 were lost; both ends blank is the double blank's own test (`looks_double_blank`)."""
     halves = reading.halves
-    if not (all(hasattr(h, "probs") and h.confidence >= FACE_SURE for h in halves) and any(h.count > 0 for h in halves)):
+    if not all(hasattr(h, "probs") for h in halves) or not any(h.count > 0 for h in halves):
         return False
+    want = tuple(h.count for h in halves)
+    if not all(h.confidence >= FACE_SURE for h in halves):
+        # an end of dots read sure beside a blank end read unsure: the face where the divider shows
+        # at a fainter look and a colour view counts exactly those dots on both ends (a back's own
+        # pattern stays faint there). Why: an 8-0 toe of yellow-green pips on a lilac face (rendered
+        # round seed38-3) showed the dot detector nothing; the half reader was sure of the 8 (0.94)
+        # but not of the blank beside it (0.24), and the tile was a back in every frame.
+        if not all(h.confidence >= FACE_SURE for h in halves if h.count > 0):
+            return False
+        bar = find_bar(crop, contrast=FAINT_BAR_CONTRAST)
+        return bar is not None and count_dots is not None and \
+            any(tuple(count_dots(view(crop), bar)) == want for view in PALE_PIP_VIEWS)
     if find_bar(crop, contrast=FAINT_BAR_CONTRAST) is not None:
         return True
     # where both ends need several dots, a divider fainter still will do (a 54-px 10-10 spinner
@@ -130,7 +142,6 @@ def looks_a_face_by_pattern(reading: TileReading, crop,
     # (`count_dots`, the dot detector's count on a view, given the divider) finds exactly the
     # half reader's dots on both ends, it is that face. A back's pattern drawn in its own colour
     # (dimples, a ring) stays far fainter on these views than a pip of another colour.
-    want = tuple(h.count for h in halves)
     return count_dots is not None and any(tuple(count_dots(view(crop), groove)) == want for view in PALE_PIP_VIEWS)
 
 
