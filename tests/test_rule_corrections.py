@@ -526,3 +526,96 @@ def test_a_back_the_half_reader_reads_as_a_sure_end_beside_an_unsure_blank_stays
         for value in (1, 2, 8, 15):
             assert not looks_a_face_by_pattern(_sure_end_beside_unsure_blank(value, 0.3), crop, count_dots), \
                 (seed, pattern, value)
+
+
+def _small_lilac_crop(a: int, b: int, seed: int, face_down: bool = False, pattern: str = "plain") -> np.ndarray:
+    """A ~30-px tile of a lilac set with pale yellow pips and a divider hardly darker than its face
+    (the 1-0 toe of rendered round seed37-41), rectified as the recognizer sees it."""
+    import cv2
+
+    from vision.rectify import rectify_tile
+    from vision.synth.tileface import draw_tile, random_style
+
+    rng = np.random.default_rng(seed)
+    style = random_style(rng, 9)
+    style.body = style.back_rgb = (196, 190, 232)
+    style.bar_rgb, style.stud, style.back_pattern = (184, 178, 220), False, pattern
+    style.pip_colours = [(222, 206, 90)] * 10
+    sp = draw_tile(style, a, b, 60, rng, face_down=face_down)
+    small = cv2.resize(_on_table(sp), None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    h, w = sp.length * 0.5, sp.width * 0.5
+    corners = np.array([[10, 10], [10 + w, 10], [10 + w, 10 + h], [10, 10 + h]], np.float32)
+    return rectify_tile(small[..., ::-1].copy(), corners)[0]
+
+
+def _both_readers():
+    from pathlib import Path
+
+    import pytest
+
+    from vision.halfreader import HalfReader
+    from vision.pipreader import PipReader, find_bar
+
+    models = Path(__file__).resolve().parents[1] / "models"
+    if not (models / "half_reader.onnx").exists():
+        pytest.skip("no committed models")
+    halves, pips = HalfReader(models / "half_reader.onnx"), PipReader(models / "pip_detector.onnx")
+    return lambda crop: (halves.probabilities([crop])[0], pips.read_crops([crop], [find_bar(crop)])[0].pips)
+
+
+def test_a_small_box_called_a_back_is_a_face_where_both_readers_read_the_same_dots():
+    """A 1-0 toe with one pale yellow pip on a lilac face (rendered round seed37-41) was boxed as a
+    back in every frame, though the half reader read 1-0, sure, and the dot detector found its pip."""
+    from vision.recognize import looks_a_face_by_its_dots
+
+    read = _both_readers()
+    for seed in (1, 2, 3):
+        probs, dots = read(_small_lilac_crop(1, 0, seed))
+        assert dots == (1, 0)
+        assert looks_a_face_by_its_dots(probs, None) and looks_a_face_by_its_dots(probs, dots), seed
+        assert not looks_a_face_by_its_dots(probs, (0, 0))  # the dots must be there too
+
+
+def test_a_back_whose_dimples_the_half_reader_reads_one_one_stays_a_back_without_dots():
+    from vision.recognize import looks_a_face_by_its_dots
+
+    read = _both_readers()
+    for seed, pattern in enumerate(["plain", "ring", "dimples", "stripe"] * 2):
+        probs, dots = read(_small_lilac_crop(0, 0, seed, face_down=True, pattern=pattern))
+        assert not looks_a_face_by_its_dots(probs, dots), (seed, pattern)
+
+
+def test_a_small_tile_boxed_as_a_back_beside_a_face_is_read_as_the_face_it_shows():
+    """The recognizer looks again at small boxes called backs that lie against a face: the 1-0 is
+    read, the real back beside it stays a back."""
+    from pathlib import Path
+
+    import cv2
+    import pytest
+
+    from vision.detector import CLASS_BACK, RawBox
+    from vision.recognize import Recognizer
+    from vision.synth.tileface import draw_tile, random_style
+
+    models = Path(__file__).resolve().parents[1] / "models"
+    if not (models / "tile_detector.onnx").exists():
+        pytest.skip("no committed models")
+    rng = np.random.default_rng(5)
+    style = random_style(rng, 9)
+    style.body = style.back_rgb = (196, 190, 232)
+    style.bar_rgb, style.stud, style.back_pattern = (184, 178, 220), False, "plain"
+    style.pip_colours = [(190, 150, 30)] * 10
+    img = np.full((360, 560, 3), 60, np.uint8)
+    for (a, b, down), x0 in (((0, 0, True), 57), ((9, 0, False), 100), ((1, 0, False), 143)):
+        sp = draw_tile(style, a, b, 40, rng, face_down=down)  # 40 x 78 px: small tiles
+        alpha = sp.rgba[..., 3:4] / 255.0
+        roi = img[120:120 + sp.length, x0:x0 + sp.width]
+        img[120:120 + sp.length, x0:x0 + sp.width] = (sp.rgba[..., :3] * alpha + roi * (1 - alpha)).astype(np.uint8)
+    data = cv2.imencode(".png", img[..., ::-1])[1].tobytes()
+    rec = Recognizer(models)
+    detect = rec.detector.detect
+    rec.detector.detect = lambda im, tile_px=None: [  # the 1-0 boxed as a back
+        RawBox(b.corners, b.score, CLASS_BACK if b.corners[:, 0].mean() > 143 else b.cls) for b in detect(im)]
+    result = rec.recognize(data, set_max=9)
+    assert sorted(tuple(sorted(t.pips)) for t in result.tiles) == [(0, 1), (0, 9)]
+    assert len(result.face_down) == 1 and result.face_down[0].corners[:, 0].max() < 100
