@@ -1010,6 +1010,21 @@ def test_a_tile_never_read_between_the_layout_and_the_next_tile_is_inferred_from
     assert not [e for e in events if e.kind == "board_disturbed"]
 
 
+def test_a_tile_never_read_before_a_double_laid_across_its_end_is_inferred_from_the_ends_it_joins():
+    """As above, but what is laid beyond the unread 2-5 is the double 5-5, crosswise, its long side
+    against the 5 (rendered round seed37-41: a 6-0 toe never found, then the 6-6 across its end,
+    touching nothing, and every play built on the chickie lost)."""
+    cfg = GameConfig(2, 6, HouseRules())
+    tracker = Tracker(cfg, gate=_Still())
+    arms = _four_arms()
+    _feed(tracker, [arms[:k] for k in range(1, 6)])
+    beyond = _tile_at(300, 80, (5, 5), vertical=False)
+    events = _feed(tracker, [arms + [beyond]], repeat=6)
+    plays = [(e.tile, e.on, e.legal) for e in events if isinstance(e, TilePlayed)]
+    assert plays == [("5-2", "6-2", True), ("5-5", "5-2", True)]
+    assert any(e.kind == "notice" and "never read" in e.message for e in events)
+
+
 def test_a_tile_lying_apart_with_no_single_tile_to_fill_the_gap_stays_apart():
     """The same 5-3 lying two tiles' lengths beyond the arm: no one tile fills that gap, so
     nothing is inferred and the 5-3 is a tile set down apart."""
