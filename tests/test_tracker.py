@@ -1012,8 +1012,7 @@ def test_a_tile_never_read_between_the_layout_and_the_next_tile_is_inferred_from
 
 def test_a_tile_never_read_before_a_double_laid_across_its_end_is_inferred_from_the_ends_it_joins():
     """As above, but what is laid beyond the unread 2-5 is the double 5-5, crosswise, its long side
-    against the 5 (rendered round seed37-41: a 6-0 toe never found, then the 6-6 across its end,
-    touching nothing, and every play built on the chickie lost)."""
+    against the 5: a double touches its parent with a long side, not an end."""
     cfg = GameConfig(2, 6, HouseRules())
     tracker = Tracker(cfg, gate=_Still())
     arms = _four_arms()

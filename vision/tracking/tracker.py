@@ -2797,8 +2797,9 @@ def _approaches(pose: TilePose) -> list[tuple[np.ndarray, np.ndarray, int]]:
     """Where a tile laid at `pose` meets the tile it was laid on, if that one was never seen: (the
     point of contact, the unit vector from there into the tile, the value touching there). A tile
     meets its parent with an end; a double, laid crosswise, with the middle of a long side. Why the
-    double: a 6-0 toe the detector never found (rendered round seed37-41) was followed by a 6-6
-    chickie across its end, which touched nothing, and the six plays built on it were lost."""
+    double: a tile the reader misses may as well be followed by a double as by a straight tile (a
+    chickie on a toe); only straight tiles were looked for, so a double laid there touched nothing
+    and every play built on it was lost."""
     if not pose.is_double:
         return [(pose.end_mid(end), pose.axis(1 - end), pose.pips[end]) for end in (0, 1)]
     along = pose.axis(0)
