@@ -349,35 +349,52 @@ def test_a_back_the_half_reader_takes_for_a_face_with_one_blank_end_stays_a_back
             assert not looks_a_face_by_pattern(_classified_pair(a, b, 0.95), crop), (seed, pattern, a, b)
 
 
-def test_a_large_box_the_detector_calls_a_back_is_a_face_where_its_divider_shows():
-    """Every face has a divider and no back has one; the detector told a plain 0-0 seen from low
-    down from a back by little more than its missing dots, and the tile was left out."""
+def _tiles_drawn(style, rng, size: tuple[int, int], table: int, top: int, width: int,
+                 tiles: list[tuple[int, int, bool, int]]) -> bytes:
+    """A PNG of upright tiles (a, b, face down, left edge) drawn `width` px wide on a plain table."""
+    import cv2
+
+    from vision.synth.tileface import draw_tile
+
+    img = np.full((*size, 3), table, np.uint8)
+    for a, b, down, x0 in tiles:
+        sp = draw_tile(style, a, b, width, rng, face_down=down)
+        alpha = sp.rgba[..., 3:4] / 255.0
+        roi = img[top:top + sp.length, x0:x0 + sp.width]
+        img[top:top + sp.length, x0:x0 + sp.width] = (sp.rgba[..., :3] * alpha + roi * (1 - alpha)).astype(np.uint8)
+    return cv2.imencode(".png", img[..., ::-1])[1].tobytes()
+
+
+def _recognizer_boxing_as_backs(is_back):
+    """The committed recognizer, its detector calling every box `is_back` accepts a back."""
     from pathlib import Path
 
-    import cv2
     import pytest
 
     from vision.detector import CLASS_BACK, RawBox
     from vision.recognize import Recognizer
-    from vision.synth.tileface import draw_tile, random_style
 
     models = Path(__file__).resolve().parents[1] / "models"
     if not (models / "tile_detector.onnx").exists():
         pytest.skip("no committed models")
+    rec = Recognizer(models)
+    detect = rec.detector.detect
+    rec.detector.detect = lambda im, tile_px=None: [
+        RawBox(b.corners, b.score, CLASS_BACK if is_back(b) else b.cls) for b in detect(im)]
+    return rec
+
+
+def test_a_large_box_the_detector_calls_a_back_is_a_face_where_its_divider_shows():
+    """Every face has a divider and no back has one; the detector told a plain 0-0 seen from low
+    down from a back by little more than its missing dots, and the tile was left out."""
+    from vision.synth.tileface import random_style
+
     rng = np.random.default_rng(5)
     style = random_style(rng, 12)
     style.body = style.back_rgb = (240, 236, 226)
     style.bar_rgb, style.back_pattern = (15, 15, 15), "ring"
-    img = np.full((420, 640, 3), 45, np.uint8)
-    for x0, down in ((80, False), (380, True)):
-        sp = draw_tile(style, 0, 0, 110, rng, face_down=down)
-        alpha = sp.rgba[..., 3:4] / 255.0
-        roi = img[60:60 + sp.length, x0:x0 + sp.width]
-        img[60:60 + sp.length, x0:x0 + sp.width] = (sp.rgba[..., :3] * alpha + roi * (1 - alpha)).astype(np.uint8)
-    data = cv2.imencode(".png", img[..., ::-1])[1].tobytes()
-    rec = Recognizer(models)
-    detect = rec.detector.detect
-    rec.detector.detect = lambda im, tile_px=None: [RawBox(b.corners, b.score, CLASS_BACK) for b in detect(im)]
+    data = _tiles_drawn(style, rng, (420, 640), 45, 60, 110, [(0, 0, False, 80), (0, 0, True, 380)])
+    rec = _recognizer_boxing_as_backs(lambda box: True)
     result = rec.recognize(data, set_max=12)
     assert [t.pips for t in result.tiles] == [(0, 0)]
     assert len(result.face_down) == 1
@@ -420,24 +437,31 @@ def _dot_counter():
     return lambda view, bar: reader.read_crops([view], [bar])[0].pips
 
 
-def _pale_pip_crop(a: int, b: int, seed: int) -> np.ndarray:
-    """A small tile with pale cyan pips and a divider hardly darker than its white face (the 1-1
-    spinner of rendered round seed22-18), rectified as the recognizer sees it."""
+def _small_coloured_crop(a: int, b: int, seed: int, set_max: int, body, bar, pip, scale: float,
+                         face_down: bool = False, pattern: str = "plain") -> np.ndarray:
+    """A 60-px-wide tile of one set's colours (RGB), shrunk by `scale` on its table and rectified as
+    the recognizer sees a small tile."""
     import cv2
 
     from vision.rectify import rectify_tile
     from vision.synth.tileface import draw_tile, random_style
 
     rng = np.random.default_rng(seed)
-    style = random_style(rng, 12)
-    style.body = (246, 246, 244)
-    style.bar_rgb, style.stud = (212, 216, 200), False
-    style.pip_colours = [(90, 200, 235)] * 13
-    sp = draw_tile(style, a, b, 60, rng)
-    small = cv2.resize(_on_table(sp), None, fx=0.3, fy=0.3, interpolation=cv2.INTER_AREA)  # a ~36-px tile
-    h, w = sp.length * 0.3, sp.width * 0.3
-    corners = np.array([[6, 6], [6 + w, 6], [6 + w, 6 + h], [6, 6 + h]], np.float32)
+    style = random_style(rng, set_max)
+    style.body = style.back_rgb = body
+    style.bar_rgb, style.stud, style.back_pattern = bar, False, pattern
+    style.pip_colours = [pip] * (set_max + 1)
+    sp = draw_tile(style, a, b, 60, rng, face_down=face_down)
+    small = cv2.resize(_on_table(sp), None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    m, h, w = 20 * scale, sp.length * scale, sp.width * scale  # `_on_table`'s margin, shrunk
+    corners = np.array([[m, m], [m + w, m], [m + w, m + h], [m, m + h]], np.float32)
     return rectify_tile(small[..., ::-1].copy(), corners)[0]
+
+
+def _pale_pip_crop(a: int, b: int, seed: int) -> np.ndarray:
+    """A ~36-px tile with pale cyan pips and a divider hardly darker than its white face (the 1-1
+    spinner of rendered round seed22-18)."""
+    return _small_coloured_crop(a, b, seed, 12, (246, 246, 244), (212, 216, 200), (90, 200, 235), 0.3)
 
 
 def test_a_small_blank_looking_box_whose_pale_pips_a_colour_view_counts_as_the_half_reader_reads_is_a_face():
@@ -482,22 +506,8 @@ def _sure_end_beside_unsure_blank(value: int, blank_p: float, value_p: float = 0
 
 def _lilac_eight_blank_crop(seed: int) -> np.ndarray:
     """A ~36-px 8-0 with yellow-green pips and a divider hardly darker than its lilac face (the 8-0
-    toe of rendered round seed38-3), rectified as the recognizer sees it."""
-    import cv2
-
-    from vision.rectify import rectify_tile
-    from vision.synth.tileface import draw_tile, random_style
-
-    rng = np.random.default_rng(seed)
-    style = random_style(rng, 15)
-    style.body = (214, 200, 214)
-    style.bar_rgb, style.stud = (180, 166, 180), False
-    style.pip_colours = [(190, 235, 70)] * 16
-    sp = draw_tile(style, 8, 0, 60, rng)
-    small = cv2.resize(_on_table(sp), None, fx=0.3, fy=0.3, interpolation=cv2.INTER_AREA)
-    h, w = sp.length * 0.3, sp.width * 0.3
-    corners = np.array([[6, 6], [6 + w, 6], [6 + w, 6 + h], [6, 6 + h]], np.float32)
-    return rectify_tile(small[..., ::-1].copy(), corners)[0]
+    toe of rendered round seed38-3)."""
+    return _small_coloured_crop(8, 0, seed, 15, (214, 200, 214), (180, 166, 180), (190, 235, 70), 0.3)
 
 
 def test_a_small_blank_looking_box_with_a_sure_end_of_dots_beside_an_unsure_blank_end_is_a_face_where_a_colour_view_counts_them():
@@ -529,23 +539,10 @@ def test_a_back_the_half_reader_reads_as_a_sure_end_beside_an_unsure_blank_stays
 
 
 def _small_lilac_crop(a: int, b: int, seed: int, face_down: bool = False, pattern: str = "plain") -> np.ndarray:
-    """A ~30-px tile of a lilac set with pale yellow pips and a divider hardly darker than its face
-    (the 1-0 toe of rendered round seed37-41), rectified as the recognizer sees it."""
-    import cv2
-
-    from vision.rectify import rectify_tile
-    from vision.synth.tileface import draw_tile, random_style
-
-    rng = np.random.default_rng(seed)
-    style = random_style(rng, 9)
-    style.body = style.back_rgb = (196, 190, 232)
-    style.bar_rgb, style.stud, style.back_pattern = (184, 178, 220), False, pattern
-    style.pip_colours = [(222, 206, 90)] * 10
-    sp = draw_tile(style, a, b, 60, rng, face_down=face_down)
-    small = cv2.resize(_on_table(sp), None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
-    h, w = sp.length * 0.5, sp.width * 0.5
-    corners = np.array([[10, 10], [10 + w, 10], [10 + w, 10 + h], [10, 10 + h]], np.float32)
-    return rectify_tile(small[..., ::-1].copy(), corners)[0]
+    """A ~60-px tile of a lilac set with pale yellow pips and a divider hardly darker than its face
+    (the 1-0 toe of rendered round seed37-41)."""
+    return _small_coloured_crop(a, b, seed, 9, (196, 190, 232), (184, 178, 220), (222, 206, 90), 0.5,
+                                face_down, pattern)
 
 
 def _both_readers():
@@ -588,34 +585,16 @@ def test_a_back_whose_dimples_the_half_reader_reads_one_one_stays_a_back_without
 def test_a_small_tile_boxed_as_a_back_beside_a_face_is_read_as_the_face_it_shows():
     """The recognizer looks again at small boxes called backs that lie against a face: the 1-0 is
     read, the real back beside it stays a back."""
-    from pathlib import Path
+    from vision.synth.tileface import random_style
 
-    import cv2
-    import pytest
-
-    from vision.detector import CLASS_BACK, RawBox
-    from vision.recognize import Recognizer
-    from vision.synth.tileface import draw_tile, random_style
-
-    models = Path(__file__).resolve().parents[1] / "models"
-    if not (models / "tile_detector.onnx").exists():
-        pytest.skip("no committed models")
     rng = np.random.default_rng(5)
     style = random_style(rng, 9)
     style.body = style.back_rgb = (196, 190, 232)
     style.bar_rgb, style.stud, style.back_pattern = (184, 178, 220), False, "plain"
     style.pip_colours = [(190, 150, 30)] * 10
-    img = np.full((360, 560, 3), 60, np.uint8)
-    for (a, b, down), x0 in (((0, 0, True), 57), ((9, 0, False), 100), ((1, 0, False), 143)):
-        sp = draw_tile(style, a, b, 40, rng, face_down=down)  # 40 x 78 px: small tiles
-        alpha = sp.rgba[..., 3:4] / 255.0
-        roi = img[120:120 + sp.length, x0:x0 + sp.width]
-        img[120:120 + sp.length, x0:x0 + sp.width] = (sp.rgba[..., :3] * alpha + roi * (1 - alpha)).astype(np.uint8)
-    data = cv2.imencode(".png", img[..., ::-1])[1].tobytes()
-    rec = Recognizer(models)
-    detect = rec.detector.detect
-    rec.detector.detect = lambda im, tile_px=None: [  # the 1-0 boxed as a back
-        RawBox(b.corners, b.score, CLASS_BACK if b.corners[:, 0].mean() > 143 else b.cls) for b in detect(im)]
+    # tiles 40 x 78 px (small): a back, the 9-0, the 1-0 beside it
+    data = _tiles_drawn(style, rng, (360, 560), 60, 120, 40, [(0, 0, True, 57), (9, 0, False, 100), (1, 0, False, 143)])
+    rec = _recognizer_boxing_as_backs(lambda box: box.corners[:, 0].mean() > 143)  # the 1-0 boxed as a back
     result = rec.recognize(data, set_max=9)
     assert sorted(tuple(sorted(t.pips)) for t in result.tiles) == [(0, 1), (0, 9)]
     assert len(result.face_down) == 1 and result.face_down[0].corners[:, 0].max() < 100
