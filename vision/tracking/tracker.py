@@ -2796,15 +2796,17 @@ def _turned(was: TilePose, now: TilePose) -> bool:
 def _approaches(pose: TilePose) -> list[tuple[np.ndarray, np.ndarray, int]]:
     """Where a tile laid at `pose` meets the tile it was laid on, if that one was never seen: (the
     point of contact, the unit vector from there into the tile, the value touching there). A tile
-    meets its parent with an end; a double, laid crosswise, with the middle of a long side. Why the
-    double: a tile the reader misses may as well be followed by a double as by a straight tile (a
-    chickie on a toe); only straight tiles were looked for, so a double laid there touched nothing
-    and every play built on it was lost."""
+    meets its parent with an end; a double, laid crosswise as a chickie is, with the middle of a long
+    side (or, laid in line, with an end: the geometry tells them apart). Why the double: a tile the
+    reader misses may as well be followed by a double as by a straight tile (a chickie on a toe);
+    only ends were looked for, so a double laid across there touched nothing and every play built
+    on it was lost."""
+    ends = [(pose.end_mid(end), pose.axis(1 - end), pose.pips[end]) for end in (0, 1)]
     if not pose.is_double:
-        return [(pose.end_mid(end), pose.axis(1 - end), pose.pips[end]) for end in (0, 1)]
+        return ends
     along = pose.axis(0)
     across = np.array([-along[1], along[0]])
-    return [(pose.centre + s * across * pose.width / 2, -s * across, pose.pips[0]) for s in (1.0, -1.0)]
+    return ends + [(pose.centre + s * across * pose.width / 2, -s * across, pose.pips[0]) for s in (1.0, -1.0)]
 
 
 def _read_at_place(tile: Tile, obs: Observation) -> bool:
