@@ -21,7 +21,7 @@ from .halfreader import (SMALL_TILE_PX, HalfReader, bar_checked, blank_ends_in_d
                          dense_checked, disputed_ends, pale_ends_checked, pattern_checked, second_look_checked,
                          split_checked)
 from .pipreader import PipReader, TileReading, colour_distance_view, faint_pips_view, find_bar, sharpened_view
-from .perspective import LevelView, find_level_view, pip_shapes
+from .perspective import LevelView, find_level_view, guessed_steep_view, pip_shapes, pips_show_a_tilt
 from .rectify import rectify_tile
 from .types import COLOUR_NOTE, Recognition, TileDetection, tile_length
 
@@ -234,6 +234,15 @@ the tiles are, so the first view found undoes only part of the tilt; the boxes f
 levelled picture, mapped back, show the rest."""
 
 
+GUESS_BELOW_FACES = 2
+"""Faces read in a photo as it is below which, where their boxes show no angle, the photo is read
+again in a guessed steep view (`perspective.guessed_steep_view`). Why: a table seen from 65 degrees
+off straight down is boxed by the detector hardly at all (copies of the real photos so seen:
+exact tile 0.449), and a guessed view read them 0.876. With more faces their boxes and pips show
+the angle, or that there is none; and a guess costs a second reading (1.4 s instead of 0.5 s for a
+2718x2718 close-up of two tiles seen from above, where the guess was tried with fewer than three)."""
+
+
 PALE_PIP_VIEWS = (colour_distance_view, faint_pips_view)
 """Views on which a small blank-looking box's pale pips are counted (`looks_a_face_by_pattern`).
 Why: rendered double-12 round seed22-18 laid its 1-1 spinner and arms with pale cyan 1s and pale
@@ -432,13 +441,24 @@ class Recognizer:
         angle. Of the levelled readings, the one with the most faces is kept, the later of equals
         (a second round may go astray where the first read well: a real copy seen from 45 degrees
         lost a tile in it), unless it reads more tiles twice than the photo as it is (see
-        `LEVEL_MORE_TWICE`); where every levelled reading does, `rec` is kept."""
+        `LEVEL_MORE_TWICE`); where every levelled reading does, `rec` is kept. A photo of too
+        few faces to show its angle is read again in a guessed steep view (`GUESS_BELOW_FACES`),
+        kept only where the pips read in it are squashed in the photo, and levelled from there."""
         readings: list[tuple[Recognition, LevelView | None]] = [(rec, None)]
         seconds, view, again = rec.seconds, None, rec
-        for _ in range(LEVEL_ROUNDS):
+        rounds, guessed = LEVEL_ROUNDS, False
+        while rounds > 0:
+            rounds -= 1
             boxes = [t.corners / img.scale for t in again.tiles + _backs_of_a_size(again)]
             pips = pip_shapes(img.bgr, boxes[:len(again.tiles)], [[p[:2] for p in t.pip_points] for t in again.tiles])
+            if guessed and not pips_show_a_tilt(pips):
+                readings.pop()  # the pips read in the guessed view do not bear it out
+                break
+            guessed = False
             found = find_level_view(boxes, img.bgr.shape[1], img.bgr.shape[0], pips)
+            if found is None and view is None and len(rec.tiles) < GUESS_BELOW_FACES:
+                # too few faces to show the angle: guess it, and let the guess's pips judge it
+                found, guessed, rounds = guessed_steep_view(img.bgr.shape[1], img.bgr.shape[0]), True, rounds + 1
             if found is None or (view is not None and found.near(view)):
                 break
             view = found
