@@ -5,7 +5,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.perspective import _apply, _sides, find_level_view, looks_level, pip_shapes
+from vision.perspective import (_apply, _sides, find_level_view, guessed_steep_view, looks_level, pip_shapes,
+                               pips_show_a_tilt)
 from vision.rectify import crop_homography
 
 
@@ -164,6 +165,26 @@ def test_round_pips_keep_a_picture_from_above_as_it_is_whatever_its_boxes():
     assert find_level_view([loose], img.shape[1], img.shape[0], pip_shapes(img, [box], [pips])) is None
 
 
+def test_a_guessed_steep_view_is_borne_out_only_by_squashed_pips():
+    """Boxes read in a view stretched to suit them prove nothing about the table; the pips,
+    measured in the photo as it is, do."""
+    for squash, tilted in ((1.0, False), (0.42, True)):
+        img, box, pips = _tile_picture(squash)
+        assert pips_show_a_tilt(pip_shapes(img, [box], [pips])) is tilted
+
+
+def test_a_guessed_steep_view_is_not_borne_out_by_a_few_pips():
+    img, box, pips = _tile_picture(0.42)
+    assert not pips_show_a_tilt(pip_shapes(img, [box], [pips[:4]]))
+
+
+def test_the_guessed_steep_view_lengthens_the_picture_along_its_height():
+    view = guessed_steep_view(1600, 900)
+    tall, wide = view.size[1] / 900, view.size[0] / 1600
+    assert tall / wide == pytest.approx(2.0, rel=0.01)
+    assert view.degrees == pytest.approx(60.0)
+
+
 @pytest.fixture(scope="module")
 def recognizer():
     from vision.recognize import Recognizer
@@ -238,3 +259,37 @@ def test_a_back_far_smaller_than_the_faces_does_not_steer_the_search_for_the_ang
     real = TileDetection(4, _domino(900, 900, 260, 1.0).astype(np.float32), 0.8, face_down=True)
     rec = Recognition("steep", 1600, 1200, faces, [small, real], 12)
     assert _backs_of_a_size(rec) == [real]
+
+
+def _squashed(image: np.ndarray, deg: float) -> np.ndarray:
+    """The picture shortened along its height to cos(`deg`): a table seen from that far off straight down."""
+    h, w = image.shape[:2]
+    return cv2.resize(image, (w, int(h * np.cos(np.radians(deg)))), interpolation=cv2.INTER_AREA)
+
+
+@pytest.mark.parametrize("seed,n", [(5, 6), (6, 4)])
+def test_a_hand_seen_from_65_degrees_with_no_face_boxed_is_read_in_a_guessed_steep_view(recognizer, seed, n):
+    """Rendered double-12 hands shortened to cos(65 degrees): the detector, which learnt tiles
+    seen from at most ~62 degrees, boxed no face of either, so no angle could be found from
+    boxes, and neither tile was read until session 37."""
+    from vision.imageio import LoadedImage
+    from vision.synth.scene import render_hand
+
+    scene = render_hand(np.random.default_rng(seed), (1280, 960), set_max=12, n=n)
+    img = _squashed(scene.image, 65)
+    rec = recognizer.recognize_loaded(LoadedImage(img, 1.0, img.shape[1], img.shape[0], "65"), 12, level=True)
+    assert sorted(tuple(sorted(t.pips)) for t in rec.tiles) == _truth(scene)
+    assert any("taken at an angle" in w for w in rec.warnings)
+
+
+def test_a_lone_tile_photographed_from_above_is_not_read_in_the_guessed_steep_view(recognizer):
+    """One face is too few to show the angle, so the guessed view is tried: its pips, round in the
+    photo, turn it down."""
+    from vision.imageio import LoadedImage
+    from vision.synth.scene import render_hand
+
+    scene = render_hand(np.random.default_rng(3), (1280, 960), set_max=12, n=1)
+    assert len(_truth(scene)) == 1
+    rec = recognizer.recognize_loaded(LoadedImage(scene.image, 1.0, 1280, 960, "flat"), 12, level=True)
+    assert sorted(tuple(sorted(t.pips)) for t in rec.tiles) == _truth(scene)
+    assert not any("taken at an angle" in w for w in rec.warnings)

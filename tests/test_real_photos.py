@@ -162,3 +162,16 @@ def test_a_real_photo_seen_by_a_camera_turned_55_degrees_is_read_tile_for_tile(r
     extra = [t for t in rec.tiles if tuple(sorted(t.pips)) not in truth]
     assert all(any("cut off" in n for n in t.notes) for t in extra), [(t.pips, t.notes) for t in extra]
     assert any("taken at an angle" in w for w in rec.warnings)
+
+
+def test_a_real_photo_seen_by_a_camera_turned_65_degrees_is_read_in_a_guessed_steep_view(recognizer):
+    """IMG-20210311-WA0000 (eight double-12 tiles in two rows) as a camera turned 65 degrees off
+    straight down sees it: the detector boxed no face, so no angle could be found from the boxes,
+    and nothing was read until session 37."""
+    import cv2
+
+    name = "photos/IMG-20210311-WA0000.jpg"
+    truth = _labelled_tiles(name)
+    rec = _read_levelled(recognizer, _camera_view(cv2.imread(str(REAL / name)), 65), "cam65")
+    assert sorted(tuple(sorted(t.pips)) for t in rec.tiles) == sorted(truth)
+    assert any("taken at an angle" in w for w in rec.warnings)
