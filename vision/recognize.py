@@ -20,7 +20,8 @@ from .imageio import LoadedImage, load_image
 from .halfreader import (SMALL_TILE_PX, HalfReader, bar_checked, blank_ends_in_doubt, classified_reading,
                          dense_checked, disputed_ends, pale_ends_checked, pattern_checked, second_look_checked,
                          split_checked)
-from .pipreader import PipReader, TileReading, colour_distance_view, faint_pips_view, find_bar, sharpened_view
+from .pipreader import (PipReader, TileReading, colour_distance_view, evenly_lit_view, faint_pips_view, find_bar,
+                        sharpened_view)
 from .perspective import LevelView, find_level_view, guessed_steep_view, pip_shapes, pips_show_a_tilt
 from .rectify import rectify_tile
 from .types import COLOUR_NOTE, Recognition, TileDetection, tile_length
@@ -251,12 +252,12 @@ four arms were backs in every frame and the tracker followed 14 of 41 plays. The
 counted each of them exactly as the half reader read them."""
 
 
-FURTHER_LOOKS = (colour_distance_view, sharpened_view, faint_pips_view)
+FURTHER_LOOKS = (colour_distance_view, sharpened_view, faint_pips_view, evenly_lit_view)
 """Views of a large tile's crop read again, in turn, where the half reader is sure of more dots than
 were counted: pips of a colour the dot detector is blind to, dots a blur has faded, pale pips on a
-face lit to white. The classifier's value is taken only where a look finds exactly the dots it
-needs (`halfreader.second_look_checked`), so a look that merges or invents dots costs nothing but
-its time, and an end the dots already explain is never looked at again."""
+face lit to white, pips under a glare. The classifier's value is taken only where a look finds
+exactly the dots it needs (`halfreader.second_look_checked`), so a look that merges or invents dots
+costs nothing but its time, and an end the dots already explain is never looked at again."""
 
 
 class Recognizer:
