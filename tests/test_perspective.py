@@ -5,8 +5,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.perspective import (_apply, _sides, find_level_view, guessed_steep_view, looks_level, pip_shapes,
-                               pips_show_a_tilt)
+from vision.perspective import (_apply, _sides, find_level_view, guessed_steep_view, looks_from_above, looks_level,
+                               pip_shapes, pips_show_a_tilt)
 from vision.rectify import crop_homography
 
 
@@ -178,6 +178,14 @@ def test_a_guessed_steep_view_is_not_borne_out_by_a_few_pips():
     assert not pips_show_a_tilt(pip_shapes(img, [box], [pips[:4]]))
 
 
+def test_a_few_round_pips_show_a_photo_was_taken_from_above():
+    img, box, pips = _tile_picture(1.0)
+    assert looks_from_above(pip_shapes(img, [box], [pips[:4]]))
+    assert not looks_from_above(pip_shapes(img, [box], [pips[:3]]))  # too few to tell
+    img, box, pips = _tile_picture(0.42)
+    assert not looks_from_above(pip_shapes(img, [box], [pips]))
+
+
 def test_the_guessed_steep_view_lengthens_the_picture_along_its_height():
     view = guessed_steep_view(1600, 900)
     tall, wide = view.size[1] / 900, view.size[0] / 1600
@@ -293,3 +301,19 @@ def test_a_lone_tile_photographed_from_above_is_not_read_in_the_guessed_steep_vi
     rec = recognizer.recognize_loaded(LoadedImage(scene.image, 1.0, 1280, 960, "flat"), 12, level=True)
     assert sorted(tuple(sorted(t.pips)) for t in rec.tiles) == _truth(scene)
     assert not any("taken at an angle" in w for w in rec.warnings)
+
+
+def test_a_lone_tile_whose_round_pips_show_it_was_taken_from_above_is_read_once(recognizer, monkeypatch):
+    """A guessed view costs a second reading with the detector's closest look; the 4-5's nine round
+    pips spare it."""
+    from vision.imageio import LoadedImage
+    from vision.synth.scene import render_hand
+
+    scene = render_hand(np.random.default_rng(2), (1280, 960), set_max=12, n=1)
+    assert _truth(scene) == [(4, 5)]
+    reads = []
+    read = recognizer._read
+    monkeypatch.setattr(recognizer, "_read", lambda *a, **k: reads.append(1) or read(*a, **k))
+    rec = recognizer.recognize_loaded(LoadedImage(scene.image, 1.0, 1280, 960, "flat"), 12, level=True)
+    assert sorted(tuple(sorted(t.pips)) for t in rec.tiles) == [(4, 5)]
+    assert len(reads) == 1

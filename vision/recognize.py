@@ -22,7 +22,8 @@ from .halfreader import (SMALL_TILE_PX, HalfReader, bar_checked, blank_ends_in_d
                          split_checked)
 from .pipreader import (PipReader, TileReading, colour_distance_view, evenly_lit_view, faint_pips_view, find_bar,
                         sharpened_view)
-from .perspective import LevelView, find_level_view, guessed_steep_view, pip_shapes, pips_show_a_tilt
+from .perspective import (LevelView, find_level_view, guessed_steep_view, looks_from_above, pip_shapes,
+                          pips_show_a_tilt)
 from .rectify import rectify_tile
 from .types import COLOUR_NOTE, Recognition, TileDetection, tile_length
 
@@ -457,7 +458,7 @@ class Recognizer:
                 break
             guessed = False
             found = find_level_view(boxes, img.bgr.shape[1], img.bgr.shape[0], pips)
-            if found is None and view is None and len(rec.tiles) < GUESS_BELOW_FACES:
+            if found is None and view is None and len(rec.tiles) < GUESS_BELOW_FACES and not looks_from_above(pips):
                 # too few faces to show the angle: guess it, and let the guess's pips judge it
                 found, guessed, rounds = guessed_steep_view(img.bgr.shape[1], img.bgr.shape[0]), True, rounds + 1
             if found is None or (view is not None and found.near(view)):
