@@ -194,7 +194,7 @@ def test_a_real_photo_with_glares_on_its_tiles_is_read_tile_for_tile(recognizer)
 
     name = "photos/IMG-20210324-WA0000.jpg"
     photo = load_image(str(REAL / name))
-    tile = statistics.median(t.length for t in recognizer.recognize_loaded(photo).tiles)
+    tile = statistics.median(t.length / photo.scale for t in recognizer.recognize_loaded(photo).tiles)
     _, jpeg = cv2.imencode(".jpg", glare(photo.bgr, tile), [cv2.IMWRITE_JPEG_QUALITY, 95])  # as the script saves it
     rec = _read_levelled(recognizer, cv2.imdecode(jpeg, cv2.IMREAD_COLOR), "glare")
     assert sorted(tuple(sorted(t.pips)) for t in rec.tiles) == _labelled_tiles(name)
