@@ -459,8 +459,9 @@ class Recognizer:
         (a second round may go astray where the first read well: a real copy seen from 45 degrees
         lost a tile in it), unless it reads more tiles twice than the photo as it is (see
         `LEVEL_MORE_TWICE`); where every levelled reading does, `rec` is kept. A photo of too
-        few faces to show its angle is read again in a guessed steep view (`GUESS_BELOW_FACES`),
-        kept only where the pips read in it are squashed in the photo, and levelled from there."""
+        few faces showing a divider to show its angle is read again in a guessed steep view
+        (`GUESS_BELOW_FACES`), kept only where the pips read in it are squashed in the photo as
+        from 50 degrees or more (`perspective.pips_show_a_tilt`), and levelled from there."""
         readings: list[tuple[Recognition, LevelView | None]] = [(rec, None)]
         seconds, view, again = rec.seconds, None, rec
         rounds, guessed = LEVEL_ROUNDS, False
@@ -475,7 +476,7 @@ class Recognizer:
             found = find_level_view(boxes, img.bgr.shape[1], img.bgr.shape[0], pips)
             if found is None and view is None and self._faces_with_a_divider(img, rec.tiles) < GUESS_BELOW_FACES \
                     and not looks_from_above(pips):
-                # too few faces to show the angle: guess it, and let the guess's pips judge it
+                # too few faces with a divider to show the angle: guess it, and let its pips judge it
                 found, guessed, rounds = guessed_steep_view(img.bgr.shape[1], img.bgr.shape[0]), True, rounds + 1
             if found is None or (view is not None and found.near(view)):
                 break
