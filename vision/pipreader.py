@@ -246,7 +246,14 @@ def colour_distance_view(crop: np.ndarray, gain: float = SECOND_LOOK_GAIN) -> np
 
     lab = cv2.cvtColor(crop, cv2.COLOR_BGR2LAB).astype(np.float32)
     h, w = lab.shape[:2]
-    face = np.median(lab[h // 6:h - h // 6, w // 5:w - w // 5].reshape(-1, 3), axis=0)
+    return _dark_on_white(lab, np.median(lab[h // 6:h - h // 6, w // 5:w - w // 5].reshape(-1, 3), axis=0), gain)
+
+
+def _dark_on_white(lab: np.ndarray, face: np.ndarray, gain: float) -> np.ndarray:
+    """A BGR view, white where `lab` is the face's colour (`face`: one Lab colour, or one per
+    pixel) and darker by `gain` per Lab unit away from it."""
+    import cv2
+
     grey = np.clip(255.0 - gain * np.sqrt(((lab - face) ** 2).sum(2)), 0, 255).astype(np.uint8)
     return cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR)
 
@@ -268,8 +275,7 @@ def evenly_lit_view(crop: np.ndarray, gain: float = SECOND_LOOK_GAIN) -> np.ndar
 
     lab = cv2.cvtColor(crop, cv2.COLOR_BGR2LAB).astype(np.float32)
     face = cv2.cvtColor(cv2.medianBlur(crop, LOCAL_FACE_PX), cv2.COLOR_BGR2LAB).astype(np.float32)
-    grey = np.clip(255.0 - gain * np.sqrt(((lab - face) ** 2).sum(2)), 0, 255).astype(np.uint8)
-    return cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR)
+    return _dark_on_white(lab, face, gain)
 
 
 FAINT_PIPS_GAIN = 6.0

@@ -247,6 +247,20 @@ their boxes and pips show the angle, or that there is none; and a guess costs a 
 was tried with fewer than three faces)."""
 
 
+def _faces_with_a_divider(img: LoadedImage, tiles: list[TileDetection]) -> int:
+    """How many of the faces read show a divider, counted up to `GUESS_BELOW_FACES`. Why not the
+    faces alone: seen from further than the detector learnt, a tile's two halves are boxed as two
+    tiles, and a half shows no divider (rendered double-12 hands seen from 60-72 degrees: 41 of 204
+    faces read showed one; hands from above 110 of 148)."""
+    n = 0
+    for t in tiles:
+        if find_bar(rectify_tile(img.bgr, t.corners / img.scale)[0]) is not None:
+            n += 1
+            if n >= GUESS_BELOW_FACES:
+                break
+    return n
+
+
 PALE_PIP_VIEWS = (colour_distance_view, faint_pips_view)
 """Views on which a small blank-looking box's pale pips are counted (`looks_a_face_by_pattern`).
 Why: rendered double-12 round seed22-18 laid its 1-1 spinner and arms with pale cyan 1s and pale
@@ -306,19 +320,6 @@ class Recognizer:
             return []
         dots = self.pips.read_crops([crops[i] for i in sure], [find_bar(crops[i]) for i in sure])
         return [near[i] for i, d in zip(sure, dots) if looks_a_face_by_its_dots(probs[i], d.pips)]
-
-    def _faces_with_a_divider(self, img: LoadedImage, tiles: list[TileDetection]) -> int:
-        """How many of the faces read show a divider, counted up to `GUESS_BELOW_FACES`. Why not
-        the faces alone: seen from further than the detector learnt, a tile's two halves are boxed
-        as two tiles, and a half shows no divider (rendered double-12 hands seen from 60-72
-        degrees: 41 of 204 faces read showed one; hands from above 110 of 148)."""
-        n = 0
-        for t in tiles:
-            if find_bar(rectify_tile(img.bgr, t.corners / img.scale)[0]) is not None:
-                n += 1
-                if n >= GUESS_BELOW_FACES:
-                    break
-        return n
 
     def _count_dots(self, view, bar) -> tuple[int, int]:
         return self.pips.read_crops([view], [bar])[0].pips
@@ -474,8 +475,8 @@ class Recognizer:
                 break
             guessed = False
             found = find_level_view(boxes, img.bgr.shape[1], img.bgr.shape[0], pips)
-            if found is None and view is None and self._faces_with_a_divider(img, rec.tiles) < GUESS_BELOW_FACES \
-                    and not looks_from_above(pips):
+            if found is None and view is None and not looks_from_above(pips) \
+                    and _faces_with_a_divider(img, rec.tiles) < GUESS_BELOW_FACES:
                 # too few faces with a divider to show the angle: guess it, and let its pips judge it
                 found, guessed, rounds = guessed_steep_view(img.bgr.shape[1], img.bgr.shape[0]), True, rounds + 1
             if found is None or (view is not None and found.near(view)):
