@@ -1107,6 +1107,61 @@ def test_one_tile_set_apart_near_an_open_end_does_not_make_an_unseen_double():
     assert tracker.board[Tile(2, 1)].status == "loose" and Tile(2, 2) not in tracker.board
 
 
+def _toe_at(touch, direction, pips, w=40.0):
+    """A tile whose end 0 touches `touch` and runs along `direction` (a unit vector)."""
+    u = np.asarray(direction, float) / np.hypot(*direction)
+    n = np.array([-u[1], u[0]])
+    near, far = np.asarray(touch, float), np.asarray(touch, float) + 2 * w * u
+    return _det([near - n * w / 2, near + n * w / 2, far + n * w / 2, far - n * w / 2], pips)
+
+
+def _chickie_never_read_with_its_straight_toe_first(side_toes: int):
+    """Four arms round a 6-6 spinner; a 2-2 laid across the 6-2 arm's open 2 (its top at y 144)
+    that the reader never finds; its toe 2-5 laid straight on above it, a double's width beyond
+    the arm; then `side_toes` of the other toes (2-1 up-left, 2-3 up-right), read right."""
+    tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
+    arms = _four_arms()
+    _feed(tracker, [arms[:k] for k in range(1, 6)])
+    straight = _toe_at((300, 144), (0, -1), (2, 5))
+    sides = [_toe_at((262, 140), (-1, -1), (2, 1)), _toe_at((338, 140), (1, -1), (2, 3))]
+    events = _feed(tracker, [arms + [straight] + sides[:k] for k in range(0, side_toes + 1)], repeat=6)
+    return tracker, events
+
+
+def test_a_toe_laid_a_doubles_width_beyond_an_end_is_moved_onto_the_double_its_fellow_toes_reveal():
+    """The straight toe alone passes for a play on the 6-2's 2 (it is a legal play there). When
+    both other toes lie apart around it, the 2-2 the reader never saw explains all three: it is
+    played on the 6-2 before the 2-5, the 2-5 is moved onto it (a correction), and the other two
+    toes go on it too; nothing is flagged."""
+    tracker, events = _chickie_never_read_with_its_straight_toe_first(2)
+    plays = [(e.tile, e.on, e.legal) for e in events if isinstance(e, TilePlayed)]
+    assert plays[0] == ("5-2", "6-2", True), plays
+    assert plays[1:] == [("2-2", "6-2", True), ("5-2", "2-2", True), ("2-1", "2-2", True), ("3-2", "2-2", True)], plays
+    assert [(e.tile, e.read_as) for e in events if e.kind == "play_corrected"] == [("5-2", "5-2")]
+    assert tracker.board[Tile(2, 5)].on == Tile(2, 2) and tracker.board[Tile(2, 2)].on == Tile(6, 2)
+    assert [p.tile for p in tracker.current.referee.plays][-4:] == [Tile(2, 2), Tile(2, 5), Tile(2, 1), Tile(2, 3)]
+    assert not tracker.current.illegal
+
+
+def test_a_toe_laid_a_doubles_width_beyond_an_end_stays_where_it_is_with_one_fellow_toe_apart():
+    """With one other toe apart only, the unseen double is not guessed: the 2-5 stays on the 6-2."""
+    tracker, events = _chickie_never_read_with_its_straight_toe_first(1)
+    assert Tile(2, 2) not in tracker.board and tracker.board[Tile(2, 5)].on == Tile(6, 2)
+    assert tracker.board[Tile(2, 1)].status == "loose"
+
+
+def test_a_tile_laid_against_an_end_is_no_toe_of_an_unseen_double():
+    """A tile touching the 6-2's end is a plain play there, whatever lies apart around it: two
+    tiles with a 2 set apart near it do not make a double under it."""
+    tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
+    arms = _four_arms()
+    _feed(tracker, [arms[:k] for k in range(1, 6)])
+    on_end = _toe_at((300, 180), (0, -1), (2, 5))
+    apart = [_toe_at((262, 180), (-1, -1), (2, 1)), _toe_at((338, 180), (1, -1), (2, 3))]
+    _feed(tracker, [arms + [on_end] + apart[:k] for k in range(0, 3)], repeat=6)
+    assert Tile(2, 2) not in tracker.board and tracker.board[Tile(2, 5)].on == Tile(6, 2)
+
+
 def _after_a_hand(tracker, readings, frames=8):
     """A hand lays a tile and leaves; the recognizer's runs on the still frames after it give
     `readings` in turn (the last one from then on)."""
@@ -1660,6 +1715,26 @@ def test_a_play_the_tracker_corrected_later_counts_as_the_tile_it_was_corrected_
     assert s["plays_corrected_later"] == 1
     assert s["tracker_plays"] == len(legal) and s["play_precision"] == 1.0
     assert s["false_flags"] == 0
+
+
+def test_a_play_moved_onto_a_double_found_later_counts_where_it_lies_now():
+    """A tile corrected to itself (moved onto a double the reader never saw) is shown again after
+    the correction with its first frame: that showing counts, with its new parent; the first does
+    not."""
+    from vision.tracking import PlayCorrected
+    from vision.tracking.evaluate import RunResult
+
+    plan = _plan(0)
+    legal = [gt for gt in plan.plays() if not gt.planted]
+    events = [TilePlayed(gt.frame + 5, 0.0, gt.tile, gt.player, gt.on, None, None) for gt in legal]
+    moved = events[1]
+    events[1] = TilePlayed(moved.frame, 0.0, moved.tile, moved.player, "somewhere else", None, None)
+    events += [PlayCorrected(moved.frame + 30, 0.0, moved.tile, moved.tile, "moved"), moved]
+    tally = Tally()
+    tally.add(RunResult(plan, events, len(plan.frames), 0, 1.0, "test"))
+    s = tally.summary()
+    assert s["plays_corrected_later"] == 1 and s["tracker_plays"] == len(legal)
+    assert s["play_precision"] == 1.0 and s["attachment_correct"] == 1.0
 
 
 def test_a_play_seen_after_its_tile_was_laid_again_matches_the_later_laying():

@@ -226,3 +226,35 @@ def test_a_play_that_is_illegal_before_the_last_double_too_is_not_moved_before_i
     assert r.play_before_last(T("3-5"), T("9-2"), 3, 40, 4.0) is None  # a 3 against the open 2
     assert r.play_before_last(T("1-5"), T("1-1"), 1, 40, 4.0) is None  # on the last play itself
     assert [p.tile for p in r.plays] == before
+
+
+def _straight_toe_then_a_play_elsewhere():
+    """A 9-9 spinner with its arms; a 1-5 taken as laid on the 9-1 (in truth on a 1-1 chickie
+    never read), then a 2-6 on the 9-2 (in truth laid once the chickie had its three toes)."""
+    r = _ref(players=3)
+    for tile in ("9-1", "9-2", "9-3", "9-4"):
+        _play(r, tile, "9-9")
+    _play(r, "1-5", "9-1", 1)
+    _play(r, "2-6", "9-2", 2)
+    return r
+
+
+def test_a_double_never_read_is_slipped_under_its_straight_toe_with_its_fellow_toes():
+    r = _straight_toe_then_a_play_elsewhere()
+    r.plays[-1].frame = 90
+    play = r.slip_double_under(T("1-5"), T("1-1"), [(T("1-7"), 1, 20, 2.0), (T("1-3"), 1, 60, 6.0)])
+    assert play is not None and play.tile == T("1-1") and play.on == T("9-1") and play.frame == 0
+    assert [(p.tile, p.on) for p in r.plays][-5:] == [(T("1-1"), T("9-1")), (T("1-5"), T("1-1")),
+                                                      (T("1-7"), T("1-1")), (T("1-3"), T("1-1")), (T("2-6"), T("9-2"))]
+    assert [p.player for p in r.plays][-5:] == [2, 0, 1, 2, 0]  # the 1-5 and 2-6 a turn later than they seemed
+    assert r.judge(T("5-8"), T("1-5"), 5).legal and r.judge(T("6-8"), T("2-6"), 6).legal
+
+
+def test_a_double_slipped_under_a_toe_without_its_fellows_changes_nothing_when_play_went_on_elsewhere():
+    r = _straight_toe_then_a_play_elsewhere()
+    before = [(p.tile, p.on, p.end) for p in r.plays]
+    assert r.slip_double_under(T("1-5"), T("1-1")) is None  # the 2-6 came while the 1-1 waited for toes
+    assert r.slip_double_under(T("1-5"), T("9-9"), [(T("1-7"), 1, 20, 2.0), (T("1-3"), 1, 60, 6.0)]) is None
+    assert r.slip_double_under(T("9-1"), T("1-1")) is None  # the 9-1 lies on the spinner, not a tile's end
+    assert [(p.tile, p.on, p.end) for p in r.plays] == before
+    assert r.judge(T("5-8"), T("1-5"), 5).legal

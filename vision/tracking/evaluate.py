@@ -154,8 +154,11 @@ class Tally:
         retracted = [e for e in shown if not e.legal and any(e.tile == r and e.frame <= f for f, r in withdrawn)]
         # a legal play the tracker corrected later (a closer look read the tile again) is in the
         # record as the tile it was corrected to; the correction is counted on its own
-        corrected = [(e.frame, e.read_as) for e in run.events if e.kind == "play_corrected"]
-        replaced = [e for e in shown if e.legal and any(e.tile == r and e.frame <= f for f, r in corrected)]
+        # (the plays shown before the correction: a tile moved onto a double found later is
+        # corrected to itself, and shown again after the correction where it lies now)
+        corrected = [(k, e.read_as) for k, e in enumerate(run.events) if e.kind == "play_corrected"]
+        order = {id(e): k for k, e in enumerate(run.events)}
+        replaced = [e for e in shown if e.legal and any(e.tile == r and order[id(e)] < k for k, r in corrected)]
         plays = [e for e in shown if not any(e is r for r in retracted + replaced)]
         self.withdrawn_flags += len(retracted)
         self.corrected_plays += len(replaced)

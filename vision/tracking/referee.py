@@ -17,7 +17,7 @@ go where, which is all the referee is asked.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 from engine import Deal, EndsDoNotMatch, GameConfig, IllegalPlay, NoSuchOpenEnd, RoundState, Tile, full_set
 from engine.board import SLOT_STRIDE
@@ -344,6 +344,53 @@ class Referee:
         self.passes = {k: v for k, v in self.passes.items() if k <= len(self.plays)}
         self.state = self._rebuild(None)
         return play
+
+    def slip_double_under(self, toe: Tile, double: Tile,
+                          fellows: Sequence[tuple[Tile, int | None, int, float]] = ()) -> SeenPlay | None:
+        """Enter the play of `double` on the tile `toe` was laid on, just before `toe`, and move
+        `toe` onto it, followed at once by the plays of `fellows` ((tile, touching value, frame,
+        t) each) on it, when the round replays so: the reader never saw a chickie, and the toe laid
+        straight on beyond it was taken for a play on the end the double covers, while the other
+        toes lay apart (the double waits for all three before play goes on elsewhere). Returns the
+        double's play, or None with nothing changed (`toe` not played, or not laid on a tile's end;
+        `double` played already; more than two fellows; or a play illegal so)."""
+        k = next((i for i, p in enumerate(self.plays) if p.tile == toe), None)
+        if k is None or not double.is_double or double == self.spinner or self.on_board(double) or \
+                not double.in_set(self.config.set_max) or self.plays[k].on.is_double or len(fellows) > 2:
+            return None
+        first = self.plays[k]
+        play = SeenPlay(first.player, double, first.on, first.end, first.frame, first.t, None)
+        moved = [SeenPlay(first.player, toe, double, 0, first.frame, first.t, first.touching)]
+        moved += [SeenPlay(first.player, tile, double, slot, frame, t, touching)
+                  for slot, (tile, touching, frame, t) in enumerate(fellows, start=1)]
+        moved.sort(key=lambda p: p.frame)  # (the toes in the order they were first seen)
+        play.frame, play.t = moved[0].frame, moved[0].t  # (laid before the first toe seen)
+        return play if self._insert(k, [play, *moved], drop=k) else None
+
+    def _insert(self, k: int, plays: list[SeenPlay], drop: int | None = None) -> bool:
+        """Put `plays` at position `k` (in place of the play at `drop`, where given), each end id
+        renumbered to its tile's new place in the order (the slot within kept), and replay; where
+        the round does not replay so, nothing is changed. Passes noted before a later play stay
+        before it; one noted before the play at `k` stays before a play put in its place, and
+        goes after plays put before it."""
+        saved, saved_passes = self._saved_plays(), dict(self.passes)
+        rest = self.plays[k + 1:] if drop == k else self.plays[k:]
+        self.plays = self.plays[:k] + plays + rest
+        grow = len(plays) - (1 if drop == k else 0)
+        self.passes = {(n + grow if n > k or (n == k and drop is None) else n): m for n, m in self.passes.items()}
+        # an open end's id names its tile by the order it was laid in
+        index = {self.spinner: 0, **{p.tile: i + 1 for i, p in enumerate(self.plays)}}
+        try:
+            for p in self.plays:
+                if p.on not in index:
+                    raise IllegalPlay(f"{p.on} is not in the layout")
+                p.end = index[p.on] * SLOT_STRIDE + p.end % SLOT_STRIDE
+            self.state = self._rebuild(None)
+            return True
+        except IllegalPlay:
+            self.plays, self.passes = saved, saved_passes
+            self.state = self._rebuild(None)
+            return False
 
     def take_back_entered_with_last(self, tile: Tile) -> SeenPlay | None:
         """Undo the play of `tile`, which is not the last play, when every play after it was

@@ -145,6 +145,13 @@ or a double the reader never found taken to lie across an open end."""
 PLACE_READS = 2
 """Recognizer runs that must read a board tile's place as one other tile before `_explain_loose`
 may take it for that tile."""
+STRAIGHT_TOE_GAP = (0.6, 1.6)
+"""How far beyond a board tile's end (in tile widths) the tile laid on it may lie and yet be a toe
+of a double across that end that the reader never saw (`_straight_toe`). A tile laid on an end
+touches it (a gap near 0); a double across the end is a tile's width deep. Why: in round seed43-47
+(double-15, 30-px tiles) the 14-14 chickie was never read; its straight toe 14-12, a width beyond
+the 14-2, was taken as laid on the 14-2, and the other toes, with the eleven plays built on them,
+lay apart as the open end they needed was taken."""
 
 Detector = Callable[[Any], Sequence[Any]]
 """frame -> tile detections (`vision.types.TileDetection`-like: corners, pips, confidence)."""
@@ -916,7 +923,7 @@ class Tracker:
                     (new, TilePose(bt.pose.corners, (value, free) if bt.touching == 0 else (free, value))))
         unseen = self._unseen_doubles(loose)
         tried = (frozenset(b.tile for b in loose),
-                 frozenset([(o, n) for o, ns in options.items() for n, _ in ns] + [(d, d) for _, d, _ in unseen]))
+                 frozenset([(o, n) for o, ns in options.items() for n, _ in ns] + [(d, d) for _, d, _, _ in unseen]))
         if tried == self._explained:
             return []
         self._explained = tried
@@ -931,27 +938,34 @@ class Tracker:
             if placed is not None:
                 toes = [p for p in placed if p[0] is not None]
                 guesses = len(fixes) + len(doubles) + sum(t != lb.tile for lb, t, *_ in toes)
-                results.append((len(toes) - GUESS_COST * guesses, fixes, placed))
+                results.append((len(toes) - GUESS_COST * guesses, fixes, placed, doubles))
         results.sort(key=lambda r: r[0], reverse=True)
         if not results or results[0][0] < LOOSE_EXPLAINED or \
                 (len(results) > 1 and results[1][0] > results[0][0] - EXPLAIN_MARGIN):
             return []
-        _, fixes, placed = results[0]
-        return self._enter_explained(fixes, placed, obs)
+        _, fixes, placed, doubles = results[0]
+        return self._enter_explained(fixes, placed, obs, {d: toe for _, d, _, toe in doubles if toe is not None})
 
-    def _unseen_doubles(self, loose: list[BoardTile]) -> list[tuple[BoardTile, Tile, TilePose]]:
-        """Open ends of ordinary board tiles with two or more loose tiles of the end's value near
-        them: (the tile, the double of that value, where it would lie across the end)."""
+    def _unseen_doubles(self, loose: list[BoardTile]) -> list[tuple[BoardTile, Tile, TilePose, BoardTile | None]]:
+        """Ends of ordinary board tiles with two or more loose tiles of the end's value near them:
+        (the tile, the double of that value, where it would lie across the end, and the toe
+        already laid on that end, if one was). An end counts while it is open, or while the tile
+        laid on it lies a double's width beyond it (`STRAIGHT_TOE_GAP`): a toe laid straight on
+        beyond a chickie the reader never saw passes for a play on the end the double covers."""
         assert self.current is not None
         out = []
         for bt in self.board.values():
-            if bt.status != "legal" or bt.tile.is_double or bt.free_end is None or \
-                    not self.current.referee.open_slots(bt.tile):
+            if bt.status != "legal" or bt.tile.is_double or bt.free_end is None:
                 continue
             v = bt.pose.pips[bt.free_end]
             double = Tile(v, v)
             if double in self.board:
                 continue
+            toe = None
+            if not self.current.referee.open_slots(bt.tile):
+                toe = self._straight_toe(bt)
+                if toe is None:
+                    continue
             out_dir = bt.pose.axis(bt.free_end)
             side = np.array([-out_dir[1], out_dir[0]])
             w, length = bt.pose.width, bt.pose.length
@@ -960,8 +974,34 @@ class Tracker:
                 continue
             corners = np.array([centre - side * length / 2 + out_dir * w / 2, centre - side * length / 2 - out_dir * w / 2,
                                 centre + side * length / 2 - out_dir * w / 2, centre + side * length / 2 + out_dir * w / 2])
-            out.append((bt, double, TilePose(corners, (v, v))))
+            out.append((bt, double, TilePose(corners, (v, v)), toe))
         return out
+
+    def _straight_toe(self, bt: BoardTile) -> BoardTile | None:
+        """The ordinary tile laid on `bt`'s free end, where its touching end lies a double's width
+        beyond that end (`STRAIGHT_TOE_GAP`), not against it."""
+        assert bt.free_end is not None
+        end = bt.pose.end_mid(bt.free_end)
+        for c in self.board.values():
+            if c.status == "legal" and c.on == bt.tile and not c.tile.is_double and c.touching is not None:
+                gap = float(np.hypot(*(c.pose.end_mid(c.touching) - end))) / bt.pose.width
+                return c if STRAIGHT_TOE_GAP[0] <= gap <= STRAIGHT_TOE_GAP[1] else None
+        return None
+
+    @staticmethod
+    def _fellow_toes(double: TilePose, loose: list[BoardTile]) -> list[tuple[BoardTile, Tile, TilePose, int]]:
+        """The (at most two) tiles set apart that lie as toes of `double` would, with its value at
+        the end against it: (loose tile, tile, pose, touching end), closest first."""
+        v = double.pips[0]
+        fits = []
+        for lb in loose:
+            if lb.tile.is_double or not lb.tile.has(v):
+                continue
+            contact = contact_on_double(lb.pose, double)
+            if contact.score <= ATTACH_MAX and lb.pose.pips[contact.touching] == v:
+                fits.append((contact.score, lb, contact.touching))
+        fits.sort(key=lambda f: f[0])
+        return [(lb, lb.tile, lb.pose, k) for _, lb, k in fits[:2]]
 
     def _loose_hypotheses(self, bt: BoardTile) -> list[tuple[Tile, TilePose]]:
         """What a loose tile may be: as read, or (not read as a double) a double of either value."""
@@ -972,12 +1012,13 @@ class Tracker:
         return out
 
     def _loose_as_plays(self, loose: list[BoardTile], fixes: dict[Tile, tuple[Tile, TilePose]],
-                        doubles: list[tuple[BoardTile, Tile, TilePose]] = ()  # type: ignore[assignment]
+                        doubles: list[tuple[BoardTile, Tile, TilePose, BoardTile | None]] = ()  # type: ignore[assignment]
                         ) -> list[tuple[BoardTile | None, Tile, TilePose, Tile, int | None, int]] | None:
         """The loose tiles that become legal plays, in turn, once `fixes` (board tile -> its other
-        reading) are made and the unseen `doubles` played: (loose tile, or None for an unseen
-        double; played as, pose, laid on, touching end, frame). None when the round does not
-        replay with the fixes, or a double cannot be played."""
+        reading) are made and the unseen `doubles` played (one with a toe laid before its toe, the
+        toe moved onto it): (loose tile, or None for an unseen double; played as, pose, laid on,
+        touching end, frame). None when the round does not replay with the fixes, or a double
+        cannot be played."""
         assert self.current is not None
         referee = self.current.referee.copy()
         if fixes and referee.replace_many({old: (new, pose.pips[self.board[old].touching])  # type: ignore[index]
@@ -990,16 +1031,33 @@ class Tracker:
                                 self.board[old].frame) for old, (new, pose) in fixes.items()}
         placed: list[tuple[BoardTile | None, Tile, TilePose, Tile, int | None, int]] = []
         frame = min(b.frame for b in loose)  # an unseen double was laid before its first toe was seen
-        for parent, double, pose in doubles:
+        waiting = list(loose)
+        for parent, double, pose, toe in doubles:
             on = fixes[parent.tile][0] if parent.tile in fixes else parent.tile
+            if double in taken:
+                return None
+            if toe is not None:  # laid before its toe, which moves onto it, and its fellow toes with it
+                fellows = self._fellow_toes(pose, [lb for lb in waiting if lb.tile not in taken])
+                if toe.tile in fixes or referee.slip_double_under(
+                        toe.tile, double, [(t, p.pips[k], lb.frame, 0.0) for lb, t, p, k in fellows]) is None:
+                    return None
+                first = min([toe.frame] + [lb.frame for lb, *_ in fellows])
+                extra[double] = BoardTile(double, pose, "legal", None, on, 0, first)
+                placed.append((None, double, pose, on, 0, first))
+                taken.add(double)
+                for lb, t, p, k in fellows:
+                    extra[t] = BoardTile(t, p, "legal", None, double, k, lb.frame)
+                    placed.append((lb, t, p, double, k, lb.frame))
+                    taken.add(t)
+                    waiting.remove(lb)
+                continue
             verdict = referee.judge(double, on)
-            if not verdict.legal or double in taken:
+            if not verdict.legal:
                 return None
             referee.accept(double, verdict, frame, 0.0, pose.pips[0])
             extra[double] = BoardTile(double, pose, "legal", None, on, 0, frame)
             placed.append((None, double, pose, on, 0, frame))
             taken.add(double)
-        waiting = list(loose)
         progress = True
         while progress and waiting:
             progress = False
@@ -1028,9 +1086,10 @@ class Tracker:
 
     def _enter_explained(self, fixes: dict[Tile, tuple[Tile, TilePose]],
                          placed: list[tuple[BoardTile | None, Tile, TilePose, Tile, int | None, int]],
-                         obs: Observation) -> list[TrackEvent]:
-        """Enter what `_explain_loose` chose: the board tiles corrected, unseen doubles and the
-        loose tiles played."""
+                         obs: Observation, toes: dict[Tile, BoardTile] | None = None) -> list[TrackEvent]:
+        """Enter what `_explain_loose` chose: the board tiles corrected, unseen doubles (those in
+        `toes` laid before the toe already played, which moves onto them) and the loose tiles
+        played."""
         assert self.current is not None
         referee = self.current.referee
         events: list[TrackEvent] = []
@@ -1046,7 +1105,18 @@ class Tracker:
                     bt, new, pose, bt.touching, play, obs,
                     f"{old} was {new} misread: its place has read {new} too, and with {new} the tiles "
                     f"set apart beside it ({names}) are plays the rules accept"))
-        for lb, tile, pose, on, touching, frame in placed:
+        entered: set[int] = set()
+        for n, (lb, tile, pose, on, touching, frame) in enumerate(placed):
+            if n in entered:
+                continue
+            if lb is None and toes and tile in toes:
+                fellows = [k for k in range(n + 1, len(placed)) if placed[k][3] == tile and placed[k][0] is not None]
+                moved = self._slip_double_under(toes[tile], tile, pose, on, [placed[k] for k in fellows], names, obs)
+                if moved is None:
+                    break
+                events.extend(moved)
+                entered.update(fellows)
+                continue
             value = None if touching is None else pose.pips[touching]
             verdict = referee.judge(tile, on, value)
             if not verdict.legal or (lb is not None and self.board.get(lb.tile) is not lb):
@@ -1073,6 +1143,47 @@ class Tracker:
                 del self.board[bt.tile]
                 events.append(self._judge(bt.tile, bt.pose, obs, cands, hand=False))
         return events
+
+    def _slip_double_under(self, toe: BoardTile, double: Tile, pose: TilePose, on: Tile,
+                           fellows: list[tuple[BoardTile | None, Tile, TilePose, Tile, int | None, int]],
+                           names: str, obs: Observation) -> list[TrackEvent] | None:
+        """Play `double`, never read, on `on` just before `toe`, move `toe` onto it, and play the
+        loose `fellows` (entries of `_loose_as_plays`) on it with them (see `_straight_toe`); None
+        with nothing changed where the round does not replay so."""
+        assert self.current is not None
+        referee = self.current.referee
+        if self.board.get(toe.tile) is not toe or any(lb is None or self.board.get(lb.tile) is not lb
+                                                      for lb, *_ in fellows):
+            return None
+        seen = {o.frame: o.t for o in self.window}
+        entries = [(t, p.pips[k], f, seen.get(f, obs.t)) for _, t, p, _, k, f in fellows]  # type: ignore[index]
+        if referee.slip_double_under(toe.tile, double, entries) is None:
+            return None
+        message = (f"{double} was never read, but {toe.tile} lies a double's width beyond {on}'s end and the "
+                   f"tiles set apart around it are its toes ({names}): {double} was played on {on} before "
+                   f"{toe.tile}, and {toe.tile} lies on it")
+        plays = {p.tile: p for p in referee.plays}
+        self._played_legally.add(double)
+        patch = tile_patch(obs.image, pose) if obs.image is not None and obs.motion is None else None
+        self.board[double] = BoardTile(double, pose, "legal", plays[double].player, on, 0, plays[double].frame,
+                                       patch=patch)
+        toe.on = double
+        for lb, tile, tpose, _, k, frame in fellows:
+            assert lb is not None
+            del self.board[lb.tile]
+            if tile != lb.tile:
+                self._superseded.add((tile, lb.tile))
+            self._played_legally.add(tile)
+            self.board[tile] = BoardTile(tile, tpose, "legal", plays[tile].player, double, k, frame, patch=lb.patch)
+        for p in referee.plays:  # each play after the double was made a turn later than it seemed
+            if p.tile in self.board and self.board[p.tile].status == "legal":
+                self.board[p.tile].player = p.player
+        shown = [p for p in referee.plays if p.on == double]
+        return [Notice(obs.frame, obs.t, message),
+                TilePlayed(plays[double].frame, plays[double].t, str(double), plays[double].player, str(on), None,
+                           plays[double].end),
+                PlayCorrected(obs.frame, obs.t, str(toe.tile), str(toe.tile), message)] + \
+            [TilePlayed(p.frame, p.t, str(p.tile), p.player, str(double), p.end % SLOT_STRIDE, p.end) for p in shown]
 
     def _correct_misread_play(self, bt: BoardTile, tile: Tile, recent: list[Observation]) -> list[TrackEvent]:
         """The play of `bt` corrected to `tile`, which every recent reading finds in its unchanged
