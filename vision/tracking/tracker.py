@@ -1159,9 +1159,10 @@ class Tracker:
         entries = [(t, p.pips[k], f, seen.get(f, obs.t)) for _, t, p, _, k, f in fellows]  # type: ignore[index]
         if referee.slip_double_under(toe.tile, double, entries) is None:
             return None
-        message = (f"{double} was never read, but {toe.tile} lies a double's width beyond {on}'s end and the "
-                   f"tiles set apart around it are its toes ({names}): {double} was played on {on} before "
-                   f"{toe.tile}, and {toe.tile} lies on it")
+        others = " and ".join(str(t) for _, t, *_ in fellows)
+        message = (f"{double} was never read, but {toe.tile} lies a double's width beyond {on}'s end, and {others} "
+                   f"lie apart around it as its other toes: {double} was played on {on} before {toe.tile}, which "
+                   f"lies on it (with the tiles set apart: {names})")
         plays = {p.tile: p for p in referee.plays}
         self._played_legally.add(double)
         patch = tile_patch(obs.image, pose) if obs.image is not None and obs.motion is None else None
