@@ -1138,6 +1138,8 @@ def test_a_toe_laid_a_doubles_width_beyond_an_end_is_moved_onto_the_double_its_f
     assert plays[0] == ("5-2", "6-2", True), plays
     assert plays[1:] == [("2-2", "6-2", True), ("5-2", "2-2", True), ("2-1", "2-2", True), ("3-2", "2-2", True)], plays
     assert [(e.tile, e.read_as) for e in events if e.kind == "play_corrected"] == [("5-2", "5-2")]
+    assert any(e.kind == "notice" and "2-2 was never read" in e.message and "2-1" in e.message and "3-2" in e.message
+               for e in events)
     assert tracker.board[Tile(2, 5)].on == Tile(2, 2) and tracker.board[Tile(2, 2)].on == Tile(6, 2)
     assert [p.tile for p in tracker.current.referee.plays][-4:] == [Tile(2, 2), Tile(2, 5), Tile(2, 1), Tile(2, 3)]
     assert not tracker.current.illegal

@@ -1111,7 +1111,7 @@ class Tracker:
                 continue
             if lb is None and toes and tile in toes:
                 fellows = [k for k in range(n + 1, len(placed)) if placed[k][3] == tile and placed[k][0] is not None]
-                moved = self._slip_double_under(toes[tile], tile, pose, on, [placed[k] for k in fellows], names, obs)
+                moved = self._slip_double_under(toes[tile], tile, pose, on, [placed[k] for k in fellows], obs)
                 if moved is None:
                     break
                 events.extend(moved)
@@ -1146,7 +1146,7 @@ class Tracker:
 
     def _slip_double_under(self, toe: BoardTile, double: Tile, pose: TilePose, on: Tile,
                            fellows: list[tuple[BoardTile | None, Tile, TilePose, Tile, int | None, int]],
-                           names: str, obs: Observation) -> list[TrackEvent] | None:
+                           obs: Observation) -> list[TrackEvent] | None:
         """Play `double`, never read, on `on` just before `toe`, move `toe` onto it, and play the
         loose `fellows` (entries of `_loose_as_plays`) on it with them (see `_straight_toe`); None
         with nothing changed where the round does not replay so."""
@@ -1162,7 +1162,7 @@ class Tracker:
         others = " and ".join(str(t) for _, t, *_ in fellows)
         message = (f"{double} was never read, but {toe.tile} lies a double's width beyond {on}'s end, and {others} "
                    f"lie apart around it as its other toes: {double} was played on {on} before {toe.tile}, which "
-                   f"lies on it (with the tiles set apart: {names})")
+                   f"lies on it")
         plays = {p.tile: p for p in referee.plays}
         self._played_legally.add(double)
         patch = tile_patch(obs.image, pose) if obs.image is not None and obs.motion is None else None
@@ -1183,7 +1183,8 @@ class Tracker:
         return [Notice(obs.frame, obs.t, message),
                 TilePlayed(plays[double].frame, plays[double].t, str(double), plays[double].player, str(on), None,
                            plays[double].end),
-                PlayCorrected(obs.frame, obs.t, str(toe.tile), str(toe.tile), message)] + \
+                PlayCorrected(obs.frame, obs.t, str(toe.tile), str(toe.tile),
+                              f"{toe.tile} lies on {double}, not on {on}: moved")] + \
             [TilePlayed(p.frame, p.t, str(p.tile), p.player, str(double), p.end % SLOT_STRIDE, p.end) for p in shown]
 
     def _correct_misread_play(self, bt: BoardTile, tile: Tile, recent: list[Observation]) -> list[TrackEvent]:
