@@ -1159,7 +1159,7 @@ class Tracker:
         entries = [(t, p.pips[k], f, seen.get(f, obs.t)) for _, t, p, _, k, f in fellows]  # type: ignore[index]
         if referee.slip_double_under(toe.tile, double, entries) is None:
             return None
-        others = " and ".join(str(t) for _, t, *_ in fellows)
+        others = " and ".join(str(t) for _, t, *_ in fellows) or f"tiles with a {double.high}"
         message = (f"{double} was never read, but {toe.tile} lies a double's width beyond {on}'s end, and {others} "
                    f"lie apart around it as its other toes: {double} was played on {on} before {toe.tile}, which "
                    f"lies on it")
