@@ -191,14 +191,14 @@ def cut_by_edge(corners, width: int, height: int, margin: float = 0.005) -> bool
     return bool((x < m).any() or (y < m).any() or (x > width - 1 - m).any() or (y > height - 1 - m).any())
 
 
-def shows_divider(image, box) -> bool:
+def shows_divider(image, corners: np.ndarray) -> bool:
     """Whether a box the detector calls a back shows a divider across its middle after all, and so
     is a face: every face has one and a back has none (a ring or a dimple is short, a stripe
     slanted). The detector told a double blank from a back by little more than its missing dots,
     and a real 0-0 whose divider was plain, seen from low down (the far row of a tilted photo,
     `scripts/stress_real.py`), was boxed as a back. Asked only of large boxes: on rendered tables a
     small box across two backs pushed together took the seam between them for a divider."""
-    return find_bar(rectify_tile(image, box.corners)[0]) is not None
+    return find_bar(rectify_tile(image, corners)[0]) is not None
 
 
 LEVEL_MORE_TWICE = 2
@@ -254,7 +254,7 @@ def _faces_with_a_divider(img: LoadedImage, tiles: list[TileDetection]) -> int:
     faces read showed one; hands from above 110 of 148)."""
     n = 0
     for t in tiles:
-        if find_bar(rectify_tile(img.bgr, t.corners / img.scale)[0]) is not None:
+        if shows_divider(img.bgr, t.corners / img.scale):
             n += 1
             if n >= GUESS_BELOW_FACES:
                 break
@@ -345,7 +345,7 @@ class Recognizer:
         for b in boxes:
             # (a large "back" whose divider shows is a face: see `shows_divider`)
             is_back = b.cls == CLASS_BACK and (tile_length(b.corners) < self.small_tile_px
-                                               or not shows_divider(img.bgr, b))
+                                               or not shows_divider(img.bgr, b.corners))
             (down if is_back else up).append(b)
         if down and up and self.halves is not None:
             faces = self._faces_among_backs(img, down, up, halves)

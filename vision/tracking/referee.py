@@ -154,16 +154,29 @@ class Referee:
     def _saved_plays(self) -> list[SeenPlay]:
         return [SeenPlay(**p.__dict__) for p in self.plays]
 
-    def _replays(self, saved: list[SeenPlay]) -> bool:
+    def _replays(self, saved: list[SeenPlay], passes: dict[int, int] | None = None) -> bool:
         """Rebuild the round from the plays as changed; where it does not replay, put back the
-        plays `saved` before the change. Returns whether it replayed."""
+        plays `saved` before the change (and the `passes`, where given). Returns whether it
+        replayed."""
         try:
             self.state = self._rebuild(None)
             return True
         except IllegalPlay:
             self.plays = saved
+            if passes is not None:
+                self.passes = passes
             self.state = self._rebuild(None)
             return False
+
+    def _renumber_ends(self) -> None:
+        """An open end's id names its tile by the order it was laid in: after plays moved, each
+        play's end id follows its tile's new place (the slot within kept). Raises `IllegalPlay`
+        where a play lies on a tile not in the layout."""
+        index = {self.spinner: 0, **{p.tile: i + 1 for i, p in enumerate(self.plays)}}
+        for p in self.plays:
+            if p.on not in index:
+                raise IllegalPlay(f"{p.on} is not in the layout")
+            p.end = index[p.on] * SLOT_STRIDE + p.end % SLOT_STRIDE
 
     def copy(self) -> "Referee":
         """An independent referee at the same point (for trying plays out)."""
@@ -281,10 +294,7 @@ class Referee:
         rest = [p for p in self.plays[k + 1:] if p.tile not in earlier]
         self.plays = self.plays[:k] + moved + [self.plays[k]] + rest
         self.plays[k + len(moved)].stood = self.plays[k + len(moved)].waived = False
-        # an open end's id names its tile by the order it was laid in: renumber
-        index = {self.spinner: 0, **{p.tile: i + 1 for i, p in enumerate(self.plays)}}
-        for p in self.plays:
-            p.end = index[p.on] * SLOT_STRIDE + p.end % SLOT_STRIDE
+        self._renumber_ends()
         return self.plays[k + len(moved)] if self._replays(saved) else None
 
     def play_before_last(self, tile: Tile, on: Tile, touching: int | None, frame: int, t: float) -> SeenPlay | None:
@@ -368,8 +378,8 @@ class Referee:
         return play if self._insert(k, [play, *moved], drop=k) else None
 
     def _insert(self, k: int, plays: list[SeenPlay], drop: int | None = None) -> bool:
-        """Put `plays` at position `k` (in place of the play at `drop`, where given), each end id
-        renumbered to its tile's new place in the order (the slot within kept), and replay; where
+        """Put `plays` at position `k` (in place of the play at `drop`, where given), renumber the
+        ends (`_renumber_ends`), and replay; where
         the round does not replay so, nothing is changed. Passes noted before a later play stay
         before it; one noted before the play at `k` stays before a play put in its place, and
         goes after plays put before it."""
@@ -378,19 +388,12 @@ class Referee:
         self.plays = self.plays[:k] + plays + rest
         grow = len(plays) - (1 if drop == k else 0)
         self.passes = {(n + grow if n > k or (n == k and drop is None) else n): m for n, m in self.passes.items()}
-        # an open end's id names its tile by the order it was laid in
-        index = {self.spinner: 0, **{p.tile: i + 1 for i, p in enumerate(self.plays)}}
         try:
-            for p in self.plays:
-                if p.on not in index:
-                    raise IllegalPlay(f"{p.on} is not in the layout")
-                p.end = index[p.on] * SLOT_STRIDE + p.end % SLOT_STRIDE
-            self.state = self._rebuild(None)
-            return True
+            self._renumber_ends()
         except IllegalPlay:
             self.plays, self.passes = saved, saved_passes
-            self.state = self._rebuild(None)
             return False
+        return self._replays(saved, saved_passes)
 
     def take_back_entered_with_last(self, tile: Tile) -> SeenPlay | None:
         """Undo the play of `tile`, which is not the last play, when every play after it was

@@ -989,9 +989,9 @@ class Tracker:
         return None
 
     @staticmethod
-    def _fellow_toes(double: TilePose, loose: list[BoardTile]) -> list[tuple[BoardTile, Tile, TilePose, int]]:
+    def _fellow_toes(double: TilePose, loose: list[BoardTile]) -> list[tuple[BoardTile, int]]:
         """The (at most two) tiles set apart that lie as toes of `double` would, with its value at
-        the end against it: (loose tile, tile, pose, touching end), closest first."""
+        the end against it: (loose tile, its end touching the double), closest first."""
         v = double.pips[0]
         fits = []
         for lb in loose:
@@ -1001,7 +1001,7 @@ class Tracker:
             if contact.score <= ATTACH_MAX and lb.pose.pips[contact.touching] == v:
                 fits.append((contact.score, lb, contact.touching))
         fits.sort(key=lambda f: f[0])
-        return [(lb, lb.tile, lb.pose, k) for _, lb, k in fits[:2]]
+        return [(lb, k) for _, lb, k in fits[:2]]
 
     def _loose_hypotheses(self, bt: BoardTile) -> list[tuple[Tile, TilePose]]:
         """What a loose tile may be: as read, or (not read as a double) a double of either value."""
@@ -1039,16 +1039,16 @@ class Tracker:
             if toe is not None:  # laid before its toe, which moves onto it, and its fellow toes with it
                 fellows = self._fellow_toes(pose, [lb for lb in waiting if lb.tile not in taken])
                 if toe.tile in fixes or referee.slip_double_under(
-                        toe.tile, double, [(t, p.pips[k], lb.frame, 0.0) for lb, t, p, k in fellows]) is None:
+                        toe.tile, double, [(lb.tile, lb.pose.pips[k], lb.frame, 0.0) for lb, k in fellows]) is None:
                     return None
-                first = min([toe.frame] + [lb.frame for lb, *_ in fellows])
+                first = min([toe.frame] + [lb.frame for lb, _ in fellows])
                 extra[double] = BoardTile(double, pose, "legal", None, on, 0, first)
                 placed.append((None, double, pose, on, 0, first))
                 taken.add(double)
-                for lb, t, p, k in fellows:
-                    extra[t] = BoardTile(t, p, "legal", None, double, k, lb.frame)
-                    placed.append((lb, t, p, double, k, lb.frame))
-                    taken.add(t)
+                for lb, k in fellows:
+                    extra[lb.tile] = BoardTile(lb.tile, lb.pose, "legal", None, double, k, lb.frame)
+                    placed.append((lb, lb.tile, lb.pose, double, k, lb.frame))
+                    taken.add(lb.tile)
                     waiting.remove(lb)
                 continue
             verdict = referee.judge(double, on)
