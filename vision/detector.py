@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from .onnx_yolo import bounds_meet, input_size, letterbox, make_session, nms_rotated, obb_polygon, to_blob
-from .rectify import obb_to_corners
+from .rectify import obb_to_corners_many
 
 CLASS_TILE, CLASS_BACK = 0, 1
 
@@ -71,13 +71,8 @@ class TileDetector:
         sel = score >= self.conf
         if not sel.any():
             return []
-        xywh = out[:4, sel].T
-        ang = out[4 + nc, sel]
-        boxes = []
-        for (x, y, w, h), r, s, c in zip(xywh, ang, score[sel], cls[sel]):
-            corners = obb_to_corners(x, y, w, h, r)
-            boxes.append(RawBox(lb.to_source(corners).astype(np.float32), float(s), int(c)))
-        return boxes
+        corners = lb.to_source(obb_to_corners_many(out[:4, sel].T, out[4 + nc, sel])).astype(np.float32)
+        return [RawBox(c, float(s), int(k)) for c, s, k in zip(corners, score[sel], cls[sel])]
 
     def _windows(self, img: np.ndarray, tile_len: float) -> list[RawBox]:
         """Detect in overlapping windows (a grid of at most 3x3) so small tiles come out larger."""
