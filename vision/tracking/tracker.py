@@ -551,6 +551,14 @@ class Tracker:
         W = self.window_size
         if self._readings(self.window) < FLAG_RUNS and self._would_flag(self.window[-1]):
             self._want_fresh = True
+        elif self._readings(self.window) < FLAG_MAX_READS and \
+                any(self._would_flag(o) for o in self._fresh_observations(self.window[:-1])):
+            # an earlier reading of this still picture showed a play to flag that the last one
+            # missed: read afresh rather than let the missing reading stand for the frames to come.
+            # Why: a planted 2-0 on ~30-px double-15 tiles lay still for 13 frames, read in the
+            # first of two readings and missed in the second, which was then reused for every
+            # frame after; one sighting in three was never flagged (round seed43-19)
+            self._want_fresh = True
         if self._readings(self.window) < 2 and self._turned_around(self.window[-1:]):
             self._want_fresh = True  # a second reading before a flagged tile turned round is taken back
         if len(self.window) < W:
@@ -1499,6 +1507,12 @@ class Tracker:
         self._follow_camera(m)
         last = recent[-1]
         return [CameraMoved(recent[0].frame, recent[0].t, round(shift, 1), round(turn, 2), last.matched)]
+
+    @staticmethod
+    def _fresh_observations(observations: list[Observation]) -> list[Observation]:
+        """One observation per run of the recognizer: a reused reading shows nothing its first
+        showing did not."""
+        return list({o.read: o for o in observations}.values())
 
     @staticmethod
     def _readings(observations: list[Observation]) -> int:
