@@ -1209,6 +1209,37 @@ def test_a_play_every_fresh_reading_agrees_is_illegal_is_flagged_within_a_few_fr
     assert tracker.frames_read - read >= 3  # three fresh readings agreed before anyone was accused
 
 
+def test_a_play_to_flag_seen_once_and_missed_once_is_read_afresh_until_decided():
+    """A planted tile read in the first reading after the hand and missed in the second: that
+    second reading was reused for every frame after it, so the tile was seen once in three and
+    never flagged (a 2-0 laid on ~30-px double-15 tiles, round seed43-19). An earlier reading
+    that showed a play to flag now earns fresh readings in its place."""
+    cfg = GameConfig(2, 6, HouseRules())
+    tracker = Tracker(cfg, gate=_SameAsRead())
+    spinner, arm, _ = _three()
+    _feed(tracker, [[spinner], [spinner, arm]])
+    wrong = _det([[320, 280], [320, 320], [400, 320], [400, 280]], (5, 3))  # no 6 to lay on the spinner
+    read = tracker.frames_read
+    events = _after_a_hand(tracker, [[spinner, arm, wrong], [spinner, arm], [spinner, arm, wrong]], frames=8)
+    assert [(e.tile, e.legal, e.rule) for e in events if isinstance(e, TilePlayed)] == \
+        [("5-3", False, "ends_do_not_match")]
+    assert tracker.frames_read - read <= 5  # the fresh readings stop once the play is decided
+
+
+def test_a_tile_seen_in_one_reading_only_is_not_played_for_all_the_fresh_looks():
+    """The fresh readings an unsure sighting earns are few: a tile the reader saw once, in a
+    picture that then reads without it every time, is no play."""
+    cfg = GameConfig(2, 6, HouseRules())
+    tracker = Tracker(cfg, gate=_SameAsRead())
+    spinner, arm, _ = _three()
+    _feed(tracker, [[spinner], [spinner, arm]])
+    wrong = _det([[320, 280], [320, 320], [400, 320], [400, 280]], (5, 3))
+    read = tracker.frames_read
+    events = _after_a_hand(tracker, [[spinner, arm, wrong], [spinner, arm]], frames=12)
+    assert not [e for e in events if isinstance(e, TilePlayed)]
+    assert tracker.frames_read - read <= 5
+
+
 class _Blind(_SameAsRead):
     """A still gate that never sees a change (a tile laid on a white cloth, say)."""
 
