@@ -1,6 +1,7 @@
 """The pip reader's geometry: where the bar is, which dots count, which half a dot is in."""
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from vision.pipreader import _split_row, find_bar
@@ -166,3 +167,26 @@ def test_a_confident_dot_is_not_dropped_for_parity():
     scores = np.array([0.8] * 7)
     n, changed = parity_count(xy, scores, 7, 0.5)
     assert (n, changed) == (7, False)
+
+
+def test_channel_medians_are_numpys_medians():
+    from vision.pipreader import channel_medians
+
+    rng = np.random.default_rng(0)
+    for n in (1, 2, 3, 10, 11, 400, 401):
+        px = rng.integers(0, 256, (n, 3)).astype(np.uint8)
+        assert np.array_equal(channel_medians(px), np.median(px, axis=0))
+    flat = np.full((7, 5, 3), 200, np.uint8)
+    assert np.array_equal(channel_medians(flat), [200, 200, 200])
+
+
+def test_a_divider_of_exactly_the_contrast_asked_is_not_a_divider():
+    """A pixel counts as unlike the face only past `contrast` from it in some channel."""
+    crop = np.full((160, 80, 3), 200, np.uint8)
+    lab = cv2.cvtColor(crop, cv2.COLOR_BGR2LAB)
+    bar = lab.copy()
+    bar[78:82, 4:76, 0] -= 20  # a bar 20 levels darker in L
+    crop = cv2.cvtColor(bar, cv2.COLOR_LAB2BGR)
+    shift = int(np.abs(cv2.cvtColor(crop, cv2.COLOR_BGR2LAB)[80, 40].astype(int) - lab[80, 40]).max())
+    assert find_bar(crop, contrast=shift - 1) is not None
+    assert find_bar(crop, contrast=shift) is None

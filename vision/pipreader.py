@@ -335,6 +335,20 @@ def _split_row(ys: np.ndarray, band: tuple[float, float] = (0.36, 0.64)) -> floa
     return float((edges[k] + edges[k + 1]) / 2)
 
 
+def channel_medians(pixels: np.ndarray) -> np.ndarray:
+    """Each channel's median over an H×W×C (or N×C) uint8 array, as `np.median` gives it (the
+    mean of the two middle values of an even count), from each channel's histogram: several
+    times cheaper than sorting, and `find_bar` runs on every crop."""
+    px = pixels.reshape(-1, pixels.shape[-1])
+    n = len(px)
+    out = np.empty(px.shape[1])
+    for k in range(px.shape[1]):
+        below = np.cumsum(np.bincount(px[:, k], minlength=256))
+        lo, hi = np.searchsorted(below, [(n - 1) // 2 + 1, n // 2 + 1])
+        out[k] = (lo + hi) / 2
+    return out
+
+
 def find_bar(crop: np.ndarray, band: tuple[float, float] = (0.36, 0.64),
              contrast: int = BAR_CONTRAST) -> tuple[float, float] | None:
     """(row, thickness) of the divider bar in a straightened crop, or None if it is not visible.
@@ -350,11 +364,15 @@ def find_bar(crop: np.ndarray, band: tuple[float, float] = (0.36, 0.64),
     import cv2
 
     h, w = crop.shape[:2]
-    g = cv2.cvtColor(crop, cv2.COLOR_BGR2LAB).astype(np.int16)
+    g = cv2.cvtColor(crop, cv2.COLOR_BGR2LAB)
     x0, x1 = int(w * 0.12), int(w * 0.88)
     y0, y1 = int(h * band[0]), int(h * band[1])
-    face = np.median(g[int(h * 0.1):int(h * 0.9):2, x0:x1:2].reshape(-1, 3), axis=0)  # every other pixel: same median, 4x cheaper
-    diff = np.abs(g[y0:y1, x0:x1] - face).max(axis=2) > contrast
+    face = channel_medians(g[int(h * 0.1):int(h * 0.9):2, x0:x1:2])  # every other pixel: same median, 4x cheaper
+    # a pixel differs from the face where any channel is over `contrast` from it: for whole
+    # levels, outside [ceil(face - contrast), floor(face + contrast)] (one OpenCV pass)
+    lo = tuple(float(v) for v in np.clip(np.ceil(face - contrast), 0, 255))
+    hi = tuple(float(v) for v in np.clip(np.floor(face + contrast), 0, 255))
+    diff = cv2.inRange(np.ascontiguousarray(g[y0:y1, x0:x1]), lo, hi) == 0
     c0, c1 = int(w * 0.4) - x0, int(w * 0.6) - x0
     bridged = diff.copy()
     bridged[:, c0:c1] = True
