@@ -438,16 +438,21 @@ def test_one_reading_repeated_does_not_take_a_tile_off_the_board():
     assert tracker.state.plays == 1
 
 
+def _board_and_a_tile_to_flag():
+    """A tracker that has seen the 6-6 spinner and a 6-2 on it, and a 5-3 to lay against the
+    spinner's side: no 6 to lay on it."""
+    tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_SameAsRead())
+    spinner, arm, _ = _three()
+    _feed(tracker, [[spinner], [spinner, arm]])
+    return tracker, spinner, arm, _det([[320, 280], [320, 320], [400, 320], [400, 280]], (5, 3))
+
+
 def test_an_illegal_play_lying_still_for_a_few_frames_only_is_read_afresh_and_flagged():
     """A flag waits for three runs of the recognizer that agree; a still picture's reading is
     otherwise reused, so the frames after the first reading of a tile the rules refuse are read
     afresh: a planted tile is taken back a moment after it is laid (a 5-1 on a full chickie lay
     still for four readable frames in a rendered double-12 round and went unflagged)."""
-    cfg = GameConfig(2, 6, HouseRules())
-    tracker = Tracker(cfg, gate=_SameAsRead())
-    spinner, arm, _ = _three()
-    _feed(tracker, [[spinner], [spinner, arm]])
-    wrong = _det([[320, 280], [320, 320], [400, 320], [400, 280]], (5, 3))  # no 6 to lay on the spinner
+    tracker, spinner, arm, wrong = _board_and_a_tile_to_flag()
     read = tracker.frames_read
     events = _feed(tracker, [[spinner, arm, wrong]], repeat=4)
     assert tracker.frames_read - read == 3  # every still frame read after the first
@@ -1214,11 +1219,7 @@ def test_a_play_to_flag_seen_once_and_missed_once_is_read_afresh_until_decided()
     second reading was reused for every frame after it, so the tile was seen once in three and
     never flagged (a 2-0 laid on ~30-px double-15 tiles, round seed43-19). An earlier reading
     that showed a play to flag now earns fresh readings in its place."""
-    cfg = GameConfig(2, 6, HouseRules())
-    tracker = Tracker(cfg, gate=_SameAsRead())
-    spinner, arm, _ = _three()
-    _feed(tracker, [[spinner], [spinner, arm]])
-    wrong = _det([[320, 280], [320, 320], [400, 320], [400, 280]], (5, 3))  # no 6 to lay on the spinner
+    tracker, spinner, arm, wrong = _board_and_a_tile_to_flag()
     read = tracker.frames_read
     events = _after_a_hand(tracker, [[spinner, arm, wrong], [spinner, arm], [spinner, arm, wrong]], frames=8)
     assert [(e.tile, e.legal, e.rule) for e in events if isinstance(e, TilePlayed)] == \
@@ -1229,11 +1230,7 @@ def test_a_play_to_flag_seen_once_and_missed_once_is_read_afresh_until_decided()
 def test_a_tile_seen_in_one_reading_only_is_not_played_for_all_the_fresh_looks():
     """The fresh readings an unsure sighting earns are few: a tile the reader saw once, in a
     picture that then reads without it every time, is no play."""
-    cfg = GameConfig(2, 6, HouseRules())
-    tracker = Tracker(cfg, gate=_SameAsRead())
-    spinner, arm, _ = _three()
-    _feed(tracker, [[spinner], [spinner, arm]])
-    wrong = _det([[320, 280], [320, 320], [400, 320], [400, 280]], (5, 3))
+    tracker, spinner, arm, wrong = _board_and_a_tile_to_flag()
     read = tracker.frames_read
     events = _after_a_hand(tracker, [[spinner, arm, wrong], [spinner, arm]], frames=12)
     assert not [e for e in events if isinstance(e, TilePlayed)]
