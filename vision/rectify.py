@@ -52,8 +52,9 @@ def obb_to_corners_many(xywh: np.ndarray, theta: np.ndarray) -> np.ndarray:
     xywh = np.asarray(xywh, np.float32).reshape(-1, 4)
     cx, cy, w, h = xywh.T
     # math.cos of each angle as a Python float, rounded to float32 as `obb_to_corners`' sums are
-    c = np.array([math.cos(t) for t in np.asarray(theta, np.float32).tolist()], np.float64).astype(np.float32)
-    s = np.array([math.sin(t) for t in np.asarray(theta, np.float32).tolist()], np.float64).astype(np.float32)
+    angles = np.asarray(theta, np.float32).tolist()
+    c = np.array([math.cos(t) for t in angles], np.float64).astype(np.float32)
+    s = np.array([math.sin(t) for t in angles], np.float64).astype(np.float32)
     wx, wy = c * w / 2, s * w / 2
     hx, hy = -s * h / 2, c * h / 2
     along_h = h >= w
