@@ -47,44 +47,31 @@ def rectify_tile(image: np.ndarray, corners: np.ndarray, out_w: int = CROP_W, ou
 
 
 def obb_to_corners_many(xywh: np.ndarray, theta: np.ndarray) -> np.ndarray:
-    """`obb_to_corners` of n boxes at once (n×4×2), to the last bit the same: a detector pass
-    decodes a few hundred candidate boxes, and one call per box cost a table frame ~10 ms."""
+    """Corners in label order (n×4×2) of n oriented boxes; the long side becomes the tile's
+    length. All at once: a detector pass decodes a few hundred candidate boxes, and one call per
+    box cost a table frame ~10 ms."""
     xywh = np.asarray(xywh, np.float32).reshape(-1, 4)
     cx, cy, w, h = xywh.T
-    # math.cos of each angle as a Python float, rounded to float32 as `obb_to_corners`' sums are
+    # each angle's cosine taken in double precision, then summed in float32 as the boxes are
     angles = np.asarray(theta, np.float32).tolist()
     c = np.array([math.cos(t) for t in angles], np.float64).astype(np.float32)
     s = np.array([math.sin(t) for t in angles], np.float64).astype(np.float32)
-    wx, wy = c * w / 2, s * w / 2
+    wx, wy = c * w / 2, s * w / 2  # along the box's w side
     hx, hy = -s * h / 2, c * h / 2
-    along_h = h >= w
+    along_h = h >= w  # length runs along h: end 0 is at -h
     ax, ay = np.where(along_h, wx, hx), np.where(along_h, wy, hy)
     gx, gy = np.where(along_h, hx, -wx), np.where(along_h, hy, -wy)
     flip = ~along_h & (gx * ay - gy * ax < 0)
     ax, ay = np.where(flip, -ax, ax), np.where(flip, -ay, ay)
+    # keep the winding the same as labels: end0-left, end0-right, end1-right, end1-left
     pts = np.stack([np.stack([cx - gx - ax, cy - gy - ay], 1), np.stack([cx - gx + ax, cy - gy + ay], 1),
                     np.stack([cx + gx + ax, cy + gy + ay], 1), np.stack([cx + gx - ax, cy + gy - ay], 1)], 1)
+    # the quadrilateral's signed area is 4 * cross(across, along): negative means mirrored
     mirrored = ax * gy - ay * gx < 0
     pts[mirrored] = pts[mirrored][:, [1, 0, 3, 2]]
     return pts.astype(np.float32)
 
 
 def obb_to_corners(cx: float, cy: float, w: float, h: float, theta: float) -> np.ndarray:
-    """Corners in label order for an oriented box; the long side becomes the tile's length.
-    (Plain float arithmetic: it runs for every candidate box of every frame.)"""
-    c, s = math.cos(theta), math.sin(theta)
-    wx, wy = c * w / 2, s * w / 2  # along the box's w side
-    hx, hy = -s * h / 2, c * h / 2
-    if h >= w:  # length runs along h: end 0 is at -h
-        (ax, ay), (gx, gy) = (wx, wy), (hx, hy)
-    else:
-        (ax, ay), (gx, gy) = (hx, hy), (-wx, -wy)
-        if gx * ay - gy * ax < 0:
-            ax, ay = -ax, -ay
-    # keep the winding the same as labels: end0-left, end0-right, end1-right, end1-left
-    pts = np.array([[cx - gx - ax, cy - gy - ay], [cx - gx + ax, cy - gy + ay],
-                    [cx + gx + ax, cy + gy + ay], [cx + gx - ax, cy + gy - ay]], np.float32)
-    # the quadrilateral's signed area is 4 * cross(across, along): negative means mirrored
-    if ax * gy - ay * gx < 0:
-        pts = pts[[1, 0, 3, 2]]
-    return pts
+    """`obb_to_corners_many` of one box."""
+    return obb_to_corners_many(np.array([cx, cy, w, h], np.float32), np.array([theta], np.float32))[0]
