@@ -150,17 +150,14 @@ def test_a_real_photo_seen_by_a_camera_turned_55_degrees_is_read_tile_for_tile(r
     """IMG-20210306-WA0000 (ten double-12 tiles pushed together) as a camera turned 55 degrees off
     straight down sees it. Every box looks like a domino there (the detector boxes squashed tiles,
     and halves of neighbours, 2:1), so until session 29 no angle was looked for and 1 tile of 10
-    was read right; the pips, squashed to 0.53, say the photo was taken at an angle. (A box at the
-    picture's edge may be read besides, marked cut off, as the photo's warning says.)"""
+    was read right; the pips, squashed to 0.53, say the photo was taken at an angle. Until session
+    40 a patch of the glossy table at the picture's edge was read besides, as a 1-0 (see
+    `recognize.MOTTLED_SHARE`)."""
     import cv2
 
     name = "photos/IMG-20210306-WA0000.jpg"
-    truth = _labelled_tiles(name)
     rec = _read_levelled(recognizer, _camera_view(cv2.imread(str(REAL / name)), 55), "cam55")
-    read = [tuple(sorted(t.pips)) for t in rec.tiles]
-    assert all(t in read for t in truth), (sorted(read), truth)
-    extra = [t for t in rec.tiles if tuple(sorted(t.pips)) not in truth]
-    assert all(any("cut off" in n for n in t.notes) for t in extra), [(t.pips, t.notes) for t in extra]
+    assert sorted(tuple(sorted(t.pips)) for t in rec.tiles) == _labelled_tiles(name)
     assert any("taken at an angle" in w for w in rec.warnings)
 
 
@@ -198,3 +195,22 @@ def test_a_real_photo_with_glares_on_its_tiles_is_read_tile_for_tile(recognizer)
     _, jpeg = cv2.imencode(".jpg", glare(photo.bgr, tile), [cv2.IMWRITE_JPEG_QUALITY, 95])  # as the script saves it
     rec = _read_levelled(recognizer, cv2.imdecode(jpeg, cv2.IMREAD_COLOR), "glare")
     assert sorted(tuple(sorted(t.pips)) for t in rec.tiles) == _labelled_tiles(name)
+
+
+def test_a_streaked_patch_of_a_glossy_table_is_not_read_as_a_double_blank(recognizer):
+    """IMG-20210306-WA0000 turned 45 degrees (`scripts/stress_real.py`'s `rot45`): the detector
+    boxed a patch of the glossy table's streaked reflection beside the tiles, the streaks passed for
+    a divider, and the patch was read as a 0-0 that is not there until session 40 (see
+    `recognize.MOTTLED_SHARE`)."""
+    import sys
+
+    import cv2
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+    from stress_real import rotate
+
+    name = "photos/IMG-20210306-WA0000.jpg"
+    _, jpeg = cv2.imencode(".jpg", rotate(45)(cv2.imread(str(REAL / name)), 100.0), [cv2.IMWRITE_JPEG_QUALITY, 95])
+    rec = recognizer.recognize(jpeg.tobytes(), name="rot45.jpg")
+    assert sorted(tuple(sorted(t.pips)) for t in rec.tiles) == _labelled_tiles(name)
+    assert not rec.face_down

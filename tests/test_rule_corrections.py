@@ -246,6 +246,65 @@ def test_a_tiles_back_is_not_taken_for_a_double_blank():
         assert not looks_double_blank(reading, crop), pattern
 
 
+def test_a_double_blank_is_not_taken_for_a_streaked_patch_of_table():
+    from vision.recognize import looks_mottled
+
+    for seed in range(6):  # rendered faces with their grain, some with a shadow's edge across
+        crop = _rendered_crop(0, 0, seed)
+        if seed % 2:
+            crop[:100] = (crop[:100] * 0.55).astype(np.uint8)
+        assert not looks_mottled(crop), seed
+
+
+def test_a_face_of_one_dot_is_not_taken_for_a_streaked_patch_of_table():
+    """The dot read is left out of the face, so its rim does not count as a streak."""
+    from vision.recognize import get_recognizer, looks_mottled
+
+    pips = get_recognizer().pips
+    read = 0
+    for seed in range(6):
+        crop = _rendered_crop(1, 0, seed)
+        reading = pips.read_crops([crop])[0]
+        read += reading.pips == (1, 0)
+        if seed % 2:  # a shadow's edge across it
+            crop[:100] = (crop[:100] * 0.55).astype(np.uint8)
+        assert not looks_mottled(crop, reading.points), seed
+    assert read >= 4  # (the dot's disc was left out on most)
+
+
+def _streaked_patch(seed: int) -> np.ndarray:
+    """Streaks of a glossy table's reflection, slanted as they fall, with a dark line across the
+    box's middle that a divider search takes for a bar."""
+    import cv2
+
+    rng = np.random.default_rng(seed)
+    crop = np.full((160, 80, 3), 150, np.uint8)
+    for _ in range(60):
+        x, y = int(rng.integers(-80, 80)), int(rng.integers(0, 160))
+        cv2.line(crop, (x, y), (x + 80, y - 50), tuple(int(v) for v in rng.integers(60, 250, 3)), 2)
+    cv2.line(crop, (0, 80), (80, 80), (30, 30, 30), 2)
+    return crop
+
+
+def test_a_streaked_patch_of_table_with_a_speck_taken_for_a_pip_is_not_a_face_of_one_dot():
+    import cv2
+
+    from vision.recognize import looks_mottled
+
+    crop = _streaked_patch(1)
+    cv2.circle(crop, (40, 40), 7, (20, 20, 20), -1)
+    assert looks_mottled(crop, [(40.0, 40.0, 0.6, 0)])
+
+
+def test_a_streaked_patch_of_table_with_a_line_across_its_middle_is_not_a_double_blank_face():
+    from vision.pipreader import find_bar
+    from vision.recognize import looks_mottled
+
+    crop = _streaked_patch(0)
+    assert find_bar(crop) is not None
+    assert looks_mottled(crop)
+
+
 def _sure_of_zeros() -> np.ndarray:
     """Half-reader probabilities sure of 0 on both ends."""
     p = np.full((2, 19), 0.1 / 18)

@@ -147,6 +147,38 @@ def looks_a_face_by_pattern(reading: TileReading, crop,
     return count_dots is not None and any(tuple(count_dots(view(crop), groove)) == want for view in PALE_PIP_VIEWS)
 
 
+MOTTLED_STEP = 6.0
+MOTTLED_SHARE = 0.25
+"""A box read with at most one dot is a patch of the table, not a tile, where more than
+`MOTTLED_SHARE` of its face, away from the divider's band and its dot, steps by over
+`MOTTLED_STEP` lightness levels a pixel (`looks_mottled`). Why: such a face is plain but for its
+divider and its dot, while glossy or woven table tops are streaked all over, and their streaks can
+pass for a divider and a speck for a pip; the detector boxed such patches on copies of the real
+photos turned 45 degrees or seen at a slant (`scripts/stress_real.py`), and each was read as a 0-0
+or a 1-0 that is not there. On the real 0-0s at hand (100 double-6 photos, the labelled photos and
+their changed copies) the share is at most 0.10; on the patches, 0.37 or more. Faces of more dots
+are left alone: the halos of a blurred photo's pips step too (up to 0.71 on the blurred copies)."""
+MOTTLED_DOT = 0.18
+"""Radius, in crop widths, of the disc about a dot found that `looks_mottled` leaves out: a large
+pip of a double-6 set with its rim and blur."""
+
+
+def looks_mottled(crop: np.ndarray, dots: Sequence[tuple[float, float, float, int]] = ()) -> bool:
+    """Whether a straightened crop's face, away from the divider's band and the `dots` found on it
+    (crop x, y first), is streaked all over (see `MOTTLED_SHARE`). A shadow's edge or a glare spot
+    steps across a line or a patch, not everywhere, so the share of steep pixels is asked, not how
+    far they lie from the face's colour."""
+    h, w = crop.shape[:2]
+    light = cv2.cvtColor(crop, cv2.COLOR_BGR2LAB)[..., 0].astype(np.float32)
+    step = np.hypot(cv2.Sobel(light, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(light, cv2.CV_32F, 0, 1, ksize=3)) / 8
+    plain = np.zeros((h, w), np.uint8)
+    plain[np.r_[int(h * 0.1):int(h * 0.36), int(h * 0.64):int(h * 0.9)], int(w * 0.12):int(w * 0.88)] = 1
+    for x, y, *_ in dots:
+        cv2.circle(plain, (int(round(x)), int(round(y))), int(round(MOTTLED_DOT * w)), 0, -1)
+    face = step[plain.astype(bool)]
+    return face.size > 0 and float((face > MOTTLED_STEP).mean()) > MOTTLED_SHARE
+
+
 BESIDE_A_FACE = 1.2
 """How near a face's centre (in its lengths) a small box called a back must lie to be looked at again
 (`Recognizer._faces_among_backs`): a toe or an arm lies against the tile it was played on."""
@@ -410,6 +442,12 @@ class Recognizer:
             t.pip_points = [(x, y, c, h) for x, y, c, h in r.points]
         tiles, readings = drop_duplicate_boxes(tiles, readings)
         tiles, readings = drop_overlapping_boxes(tiles, readings)
+        # a box of a dot or none, streaked all over, is a patch of the table, neither face nor back
+        # (see `MOTTLED_SHARE`)
+        table = {i for i, r in enumerate(readings) if sum(r.pips) <= 1 and looks_mottled(crops[tiles[i].id], r.points)}
+        if table:
+            tiles = [t for i, t in enumerate(tiles) if i not in table]
+            readings = [r for i, r in enumerate(readings) if i not in table]
         cut = [cut_by_edge(t.corners, img.width, img.height) for t in tiles]
         blank = [i for i, r in enumerate(readings) if looks_face_down(r) and not cut[i]
                  and not looks_double_blank(r, crops[tiles[i].id], large_probs.get(tiles[i].id))
