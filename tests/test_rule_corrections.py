@@ -296,6 +296,23 @@ def test_a_streaked_patch_of_table_with_a_speck_taken_for_a_pip_is_not_a_face_of
     assert looks_mottled(crop, [(40.0, 40.0, 0.6, 0)])
 
 
+def test_a_blank_face_cut_by_the_pictures_edge_is_not_taken_for_a_patch_of_table_by_the_edge_repeated_beyond_it():
+    """The crop of a box reaching past the picture repeats the picture's edge in streaks there (a
+    tile cut by the edge of a tracker's closer look was so dropped); only the pixels from inside
+    the picture are judged."""
+    from vision.recognize import looks_mottled
+    from vision.rectify import inside_picture, rectify_tile
+
+    picture = np.full((200, 300, 3), 200, np.uint8)  # a plain face filling the picture...
+    picture[:, -1] = np.random.default_rng(0).integers(0, 255, (200, 3))  # ...its last column speckled
+    corners = np.array([[250, 30], [330, 30], [330, 170], [250, 170]], np.float32)  # half beyond the right edge
+    crop = rectify_tile(picture, corners)[0]
+    inside = inside_picture(picture.shape, corners)
+    assert inside[:, :20].all() and not inside[:, -20:].any()
+    assert looks_mottled(crop)  # the repeated edge, streaked
+    assert not looks_mottled(crop, inside=inside)
+
+
 def test_a_streaked_patch_of_table_with_a_line_across_its_middle_is_not_a_double_blank_face():
     from vision.pipreader import find_bar
     from vision.recognize import looks_mottled

@@ -24,7 +24,7 @@ from .pipreader import (PipReader, TileReading, colour_distance_view, evenly_lit
                         sharpened_view)
 from .perspective import (LevelView, find_level_view, guessed_steep_view, looks_from_above, pip_shapes,
                           pips_show_a_tilt)
-from .rectify import rectify_tile
+from .rectify import inside_picture, rectify_tile
 from .types import COLOUR_NOTE, Recognition, TileDetection, tile_length
 
 REPO_MODELS = Path(__file__).resolve().parents[1] / "models"
@@ -166,20 +166,34 @@ MOTTLED_DOT = 0.18
 pip of a double-6 set with its rim and blur."""
 
 
-def looks_mottled(crop: np.ndarray, dots: Sequence[tuple[float, float, float, int]] = ()) -> bool:
+MOTTLED_SEEN = 0.25
+"""Share of the face that must lie inside the picture for `looks_mottled` to judge it."""
+
+
+def looks_mottled(crop: np.ndarray, dots: Sequence[tuple[float, float, float, int]] = (),
+                  inside: np.ndarray | None = None) -> bool:
     """Whether a straightened crop's face, away from the divider's band and the `dots` found on it
     (crop x, y first), is streaked all over (see `MOTTLED_SHARE`). A shadow's edge or a glare spot
     steps across a line or a patch, not everywhere, so the share of steep pixels is asked, not how
-    far they lie from the face's colour."""
+    far they lie from the face's colour. `inside`: the crop's pixels that come from inside the
+    picture (`rectify.inside_picture`), where the box reaches its edge; only those are judged, as
+    the edge repeated beyond it lies in streaks (a tile cut by the edge of a tracker's closer look,
+    rendered round seed0-20, was so taken for a patch of table)."""
     h, w = crop.shape[:2]
     light = cv2.cvtColor(crop, cv2.COLOR_BGR2LAB)[..., 0].astype(np.float32)
     step = np.hypot(cv2.Sobel(light, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(light, cv2.CV_32F, 0, 1, ksize=3)) / 8
-    plain = np.zeros((h, w), np.uint8)
-    plain[np.r_[int(h * 0.1):int(h * 0.36), int(h * 0.64):int(h * 0.9)], int(w * 0.12):int(w * 0.88)] = 1
+    face = np.zeros((h, w), np.uint8)
+    face[np.r_[int(h * 0.1):int(h * 0.36), int(h * 0.64):int(h * 0.9)], int(w * 0.12):int(w * 0.88)] = 1
+    whole = int(face.sum())
     for x, y, *_ in dots:
-        cv2.circle(plain, (int(round(x)), int(round(y))), int(round(MOTTLED_DOT * w)), 0, -1)
-    face = step[plain.astype(bool)]
-    return face.size > 0 and float((face > MOTTLED_STEP).mean()) > MOTTLED_SHARE
+        cv2.circle(face, (int(round(x)), int(round(y))), int(round(MOTTLED_DOT * w)), 0, -1)
+    plain = face.astype(bool)
+    if inside is not None:
+        # a pixel whose 3x3 step reaches outside the picture is not judged either
+        plain &= cv2.erode(inside.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+    if plain.sum() < MOTTLED_SEEN * whole:
+        return False
+    return float((step[plain] > MOTTLED_STEP).mean()) > MOTTLED_SHARE
 
 
 BESIDE_A_FACE = 1.2
@@ -447,7 +461,9 @@ class Recognizer:
         tiles, readings = drop_overlapping_boxes(tiles, readings)
         # a box of a dot or none, streaked all over, is a patch of the table, neither face nor back
         # (see `MOTTLED_SHARE`)
-        table = {i for i, r in enumerate(readings) if sum(r.pips) <= 1 and looks_mottled(crops[tiles[i].id], r.points)}
+        table = {i for i, r in enumerate(readings) if sum(r.pips) <= 1 and looks_mottled(
+            crops[tiles[i].id], r.points, inside_picture(img.bgr.shape, up[tiles[i].id].corners)
+            if cut_by_edge(tiles[i].corners, img.width, img.height) else None)}
         if table:
             tiles = [t for i, t in enumerate(tiles) if i not in table]
             readings = [r for i, r in enumerate(readings) if i not in table]

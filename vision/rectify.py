@@ -46,6 +46,15 @@ def rectify_tile(image: np.ndarray, corners: np.ndarray, out_w: int = CROP_W, ou
     return crop, hm
 
 
+def inside_picture(shape: tuple[int, ...], corners: np.ndarray, out_w: int = CROP_W, out_l: int = CROP_L,
+                   pad: float = PAD) -> np.ndarray:
+    """Which pixels of `rectify_tile`'s crop of these corners come from inside the picture (bool,
+    out_l x out_w): outside it the crop repeats the picture's edge, in streaks."""
+    ones = np.ones(shape[:2], np.uint8)
+    return cv2.warpPerspective(ones, crop_homography(corners, out_w, out_l, pad), (out_w, out_l),
+                               flags=cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT, borderValue=0).astype(bool)
+
+
 def obb_to_corners_many(xywh: np.ndarray, theta: np.ndarray) -> np.ndarray:
     """Corners in label order (n×4×2) of n oriented boxes; the long side becomes the tile's
     length. All at once: a detector pass decodes a few hundred candidate boxes, and one call per
