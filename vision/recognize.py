@@ -176,9 +176,9 @@ def looks_mottled(crop: np.ndarray, dots: Sequence[tuple[float, float, float, in
     (crop x, y first), is streaked all over (see `MOTTLED_SHARE`). A shadow's edge or a glare spot
     steps across a line or a patch, not everywhere, so the share of steep pixels is asked, not how
     far they lie from the face's colour. `inside`: the crop's pixels that come from inside the
-    picture (`rectify.inside_picture`), where the box reaches its edge; only those are judged, as
-    the edge repeated beyond it lies in streaks (a tile cut by the edge of a tracker's closer look,
-    rendered round seed0-20, was so taken for a patch of table)."""
+    picture (`rectify.inside_picture`); only those are judged, as the picture's edge repeated
+    beyond it lies in streaks (tiles at the edge of a tracker's closer look, rendered rounds
+    seed0-20 and seed0-35, were so taken for patches of table)."""
     h, w = crop.shape[:2]
     light = cv2.cvtColor(crop, cv2.COLOR_BGR2LAB)[..., 0].astype(np.float32)
     step = np.hypot(cv2.Sobel(light, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(light, cv2.CV_32F, 0, 1, ksize=3)) / 8
@@ -462,8 +462,7 @@ class Recognizer:
         # a box of a dot or none, streaked all over, is a patch of the table, neither face nor back
         # (see `MOTTLED_SHARE`)
         table = {i for i, r in enumerate(readings) if sum(r.pips) <= 1 and looks_mottled(
-            crops[tiles[i].id], r.points, inside_picture(img.bgr.shape, up[tiles[i].id].corners)
-            if cut_by_edge(tiles[i].corners, img.width, img.height) else None)}
+            crops[tiles[i].id], r.points, inside_picture(img.bgr.shape, up[tiles[i].id].corners))}
         if table:
             tiles = [t for i, t in enumerate(tiles) if i not in table]
             readings = [r for i, r in enumerate(readings) if i not in table]
