@@ -297,9 +297,8 @@ def test_a_streaked_patch_of_table_with_a_speck_taken_for_a_pip_is_not_a_face_of
 
 
 def test_a_blank_face_cut_by_the_pictures_edge_is_not_taken_for_a_patch_of_table_by_the_edge_repeated_beyond_it():
-    """The crop of a box reaching past the picture repeats the picture's edge in streaks there (a
-    tile cut by the edge of a tracker's closer look was so dropped); only the pixels from inside
-    the picture are judged."""
+    """The crop of a box reaching past the picture repeats the picture's edge in streaks there;
+    only the pixels from inside the picture are judged."""
     from vision.recognize import looks_mottled
     from vision.rectify import inside_picture, rectify_tile
 

@@ -164,8 +164,6 @@ pips step too."""
 MOTTLED_DOT = 0.18
 """Radius, in crop widths, of the disc about a dot found that `looks_mottled` leaves out: a large
 pip of a double-6 set with its rim and blur."""
-
-
 MOTTLED_SEEN = 0.25
 """Share of the face that must lie inside the picture for `looks_mottled` to judge it."""
 
@@ -177,8 +175,8 @@ def looks_mottled(crop: np.ndarray, dots: Sequence[tuple[float, float, float, in
     steps across a line or a patch, not everywhere, so the share of steep pixels is asked, not how
     far they lie from the face's colour. `inside`: the crop's pixels that come from inside the
     picture (`rectify.inside_picture`); only those are judged, as the picture's edge repeated
-    beyond it lies in streaks (tiles at the edge of a tracker's closer look, rendered rounds
-    seed0-20 and seed0-35, were so taken for patches of table)."""
+    beyond it lies in streaks, and a blank tile cut by the edge of a photo would be taken for a
+    patch of table."""
     h, w = crop.shape[:2]
     light = cv2.cvtColor(crop, cv2.COLOR_BGR2LAB)[..., 0].astype(np.float32)
     step = np.hypot(cv2.Sobel(light, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(light, cv2.CV_32F, 0, 1, ksize=3)) / 8

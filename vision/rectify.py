@@ -49,10 +49,14 @@ def rectify_tile(image: np.ndarray, corners: np.ndarray, out_w: int = CROP_W, ou
 def inside_picture(shape: tuple[int, ...], corners: np.ndarray, out_w: int = CROP_W, out_l: int = CROP_L,
                    pad: float = PAD) -> np.ndarray:
     """Which pixels of `rectify_tile`'s crop of these corners come from inside the picture (bool,
-    out_l x out_w): outside it the crop repeats the picture's edge, in streaks."""
-    ones = np.ones(shape[:2], np.uint8)
-    return cv2.warpPerspective(ones, crop_homography(corners, out_w, out_l, pad), (out_w, out_l),
-                               flags=cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT, borderValue=0).astype(bool)
+    out_l x out_w): outside it the crop repeats the picture's edge, in streaks. Each crop pixel is
+    mapped back into the picture, as the warp samples it."""
+    back = np.linalg.inv(crop_homography(corners, out_w, out_l, pad))
+    ys, xs = np.mgrid[0:out_l, 0:out_w]
+    pts = back @ np.stack([xs.ravel(), ys.ravel(), np.ones(xs.size)]).astype(np.float64)
+    u, v = pts[0] / pts[2], pts[1] / pts[2]
+    h, w = shape[:2]
+    return ((u >= 0) & (u <= w - 1) & (v >= 0) & (v <= h - 1)).reshape(out_l, out_w)
 
 
 def obb_to_corners_many(xywh: np.ndarray, theta: np.ndarray) -> np.ndarray:
