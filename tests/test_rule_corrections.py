@@ -308,6 +308,7 @@ def test_a_blank_face_cut_by_the_pictures_edge_is_not_taken_for_a_patch_of_table
     crop = rectify_tile(picture, corners)[0]
     inside = inside_picture(picture.shape, corners)
     assert inside[:, :20].all() and not inside[:, -20:].any()
+    assert inside_picture(picture.shape, corners - [150, 0]) is None  # (a box well inside: no mask to ask)
     assert looks_mottled(crop)  # the repeated edge, streaked
     assert not looks_mottled(crop, inside=inside)
 

@@ -47,16 +47,22 @@ def rectify_tile(image: np.ndarray, corners: np.ndarray, out_w: int = CROP_W, ou
 
 
 def inside_picture(shape: tuple[int, ...], corners: np.ndarray, out_w: int = CROP_W, out_l: int = CROP_L,
-                   pad: float = PAD) -> np.ndarray:
+                   pad: float = PAD) -> np.ndarray | None:
     """Which pixels of `rectify_tile`'s crop of these corners come from inside the picture (bool,
-    out_l x out_w): outside it the crop repeats the picture's edge, in streaks. Each crop pixel is
-    mapped back into the picture, as the warp samples it."""
+    out_l x out_w), or None where all do: outside it the crop repeats the picture's edge, in
+    streaks. Each crop pixel is mapped back into the picture, as the warp samples it."""
     back = np.linalg.inv(crop_homography(corners, out_w, out_l, pad))
-    ys, xs = np.mgrid[0:out_l, 0:out_w]
-    pts = back @ np.stack([xs.ravel(), ys.ravel(), np.ones(xs.size)]).astype(np.float64)
-    u, v = pts[0] / pts[2], pts[1] / pts[2]
     h, w = shape[:2]
-    return ((u >= 0) & (u <= w - 1) & (v >= 0) & (v <= h - 1)).reshape(out_l, out_w)
+
+    def inside(xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+        pts = back @ np.stack([xs.ravel(), ys.ravel(), np.ones(xs.size)]).astype(np.float64)
+        u, v = pts[0] / pts[2], pts[1] / pts[2]
+        return (u >= 0) & (u <= w - 1) & (v >= 0) & (v <= h - 1)
+
+    if inside(np.array([0, out_w - 1, out_w - 1, 0]), np.array([0, 0, out_l - 1, out_l - 1])).all():
+        return None  # (the crop's corners inside: so is all of it, the picture being convex)
+    ys, xs = np.mgrid[0:out_l, 0:out_w]
+    return inside(xs, ys).reshape(out_l, out_w)
 
 
 def obb_to_corners_many(xywh: np.ndarray, theta: np.ndarray) -> np.ndarray:
