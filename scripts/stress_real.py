@@ -227,6 +227,23 @@ CHANGES: dict[str, Callable[[np.ndarray, float], np.ndarray]] = {
 }
 
 
+def compound(*names: str) -> Callable[[np.ndarray, float], np.ndarray]:
+    """Several of the changes above, one after another: a real photo meets them together (a glare
+    on a glossy face, in a photo a messenger recompressed). Each passes alone with every tile read
+    right, and together some do not (session 41)."""
+    def change(img: np.ndarray, tile: float) -> np.ndarray:
+        for name in names:
+            img = CHANGES[name](img, tile)
+        return img
+    return change
+
+
+COMPOUNDS = ("glare+jpeg", "glare+noise", "glare+blur", "steep45+glare", "steep45+noise", "steep45+glare+noise",
+             "bright+noise", "dim+jpeg", "cam45+jpeg", "cam45+dim+jpeg", "cam55+vignette+warm", "lowlight+blur",
+             "rot30+blur+warm", "rot135+bright+jpeg", "shadow+shake+cool", "tilt+grey+noise")
+CHANGES.update({name: compound(*name.split("+")) for name in COMPOUNDS})
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_photo_args(ap)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from vision.halfreader import (CLASSES, HALF_H, HALF_W, ClassifiedHalf, bar_checked, classified_reading,
-                               dense_checked, disputed_ends, split_checked, half_inputs, pattern_checked, second_look_checked)
+                               dense_checked, disputed_ends, double_checked, split_checked, half_inputs, pattern_checked, second_look_checked)
 from vision.pipreader import HalfReading, TileReading, colour_distance_view
 from vision.rectify import CROP_L, CROP_W
 from vision.recognize import looks_face_down
@@ -474,6 +474,33 @@ def test_a_sparse_end_never_takes_the_classifiers_value_without_the_dots():
 
 def test_a_dense_value_above_the_sets_maximum_is_never_taken():
     assert dense_checked(_seventeen_run_together(), _sure_of(17, 5, p=0.99), set_max=15).pips == (16, 5)
+
+
+def _nine_nine_under_a_glare() -> TileReading:
+    """A large 9-9 whose one end lay under a glare: six of its dots still show, the other three
+    were lifted to the face's white and left no candidate for any look to find."""
+    return TileReading((HalfReading(6, [0.8] * 6, 0.8), HalfReading(9, [0.8] * 9, 0.8)), [], (80.0, 4.0))
+
+
+def test_a_double_with_dots_lost_on_one_end_reads_as_the_double_its_other_end_counts():
+    assert pattern_checked(_nine_nine_under_a_glare(), _sure_of(9, 9, p=0.93), set_max=12, conf=0.5).pips == (6, 9)
+    assert double_checked(_nine_nine_under_a_glare(), _sure_of(9, 9, p=0.93), set_max=12).pips == (9, 9)
+
+
+def test_an_end_with_dots_lost_keeps_its_dots_where_the_classifier_reads_no_double():
+    assert double_checked(_nine_nine_under_a_glare(), _sure_of(8, 9, p=0.99), set_max=12).pips == (6, 9)
+
+
+def test_an_end_with_dots_lost_keeps_its_dots_where_the_other_end_counts_another_value():
+    six_eight = TileReading((HalfReading(6, [0.8] * 6, 0.8), HalfReading(8, [0.8] * 8, 0.8)), [], (80.0, 4.0))
+    assert double_checked(six_eight, _sure_of(9, 9, p=0.99), set_max=12).pips == (6, 8)
+
+
+def test_an_end_with_dots_lost_keeps_its_dots_where_the_classifier_is_less_than_sure_of_either_end():
+    probs = _sure_of(9, 9, p=0.95)
+    probs[1, 9], probs[1, 8] = 0.85, 0.1
+    assert double_checked(_nine_nine_under_a_glare(), probs, set_max=12).pips == (6, 9)
+    assert double_checked(_nine_nine_under_a_glare(), _sure_of(9, 9, p=0.85), set_max=12).pips == (6, 9)
 
 
 def _nine_nine_split_at_a_false_divider() -> TileReading:

@@ -210,6 +210,33 @@ def dense_checked(reading: Any, probs: np.ndarray, set_max: int | None) -> Any:
                                 if c.count >= DENSE_MIN and c.confidence >= DENSE_SURE})
 
 
+DOUBLE_SURE = 0.9
+"""How sure the classifier must be of both ends of a double to take a value no look found the dots
+of (`double_checked`)."""
+
+
+def double_checked(reading: Any, probs: np.ndarray, set_max: int | None) -> Any:
+    """`reading` with its one disputed end taken from the classifier where that makes the tile a
+    double: the classifier is sure (`DOUBLE_SURE`) of both ends, and the other end's dots count the
+    same value, so the two readers agree on that end and on the tile's pattern.
+
+    Why: a glare on a glossy face lifts the pips under it nearly to the face's white, and with a
+    photo's noise or compression no look finds them: on copies of the real photos with soft glares
+    and a messenger's recompression (`scripts/stress_real.py`), a 9-9 read 6-9, an 8-8 3-8 and 6-8,
+    each end's classifier sure of the double's value at 0.93 and more. A double's two ends are
+    equal, and the end whose dots all show says which value both are; a tile whose ends differ
+    needs both readers' agreement as before (`second_look_checked`)."""
+    disputed = _disputed(reading, probs, set_max)
+    if len(disputed) != 1:
+        return reading
+    (end, said), = disputed.items()
+    other = _classified(probs[1 - end], set_max, None)
+    if said.confidence >= DOUBLE_SURE and other.confidence >= DOUBLE_SURE and \
+            said.count == other.count == reading.halves[1 - end].count:
+        return _with_ends(reading, {end: said})
+    return reading
+
+
 PALE_DOT_SCORE = 0.6
 """How clear every dot the colour view counts on an end read blank must be (see `pale_ends_checked`)."""
 

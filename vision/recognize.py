@@ -18,7 +18,7 @@ from .correct import (apply_rules, drop_duplicate_boxes, drop_overlapping_boxes,
 from .detector import CLASS_BACK, TileDetector
 from .imageio import LoadedImage, load_image
 from .halfreader import (SMALL_TILE_PX, HalfReader, bar_checked, blank_ends_in_doubt, classified_reading,
-                         dense_checked, disputed_ends, pale_ends_checked, pattern_checked, second_look_checked,
+                         dense_checked, disputed_ends, double_checked, pale_ends_checked, pattern_checked, second_look_checked,
                          split_checked)
 from .pipreader import (PipReader, TileReading, colour_distance_view, evenly_lit_view, faint_pips_view, find_bar,
                         sharpened_view)
@@ -434,8 +434,12 @@ class Recognizer:
                     readings[i] = second_look_checked(readings[i], view, large_probs[i], set_max, self.pips.conf)
                 disputed = [i for i in disputed if disputed_ends(readings[i], large_probs[i], set_max)]
             # a dense end still disputed may have dots no look can part (see `halfreader.dense_checked`)
+            # and an end of a double may have lost its dots under a glare (see `halfreader.double_checked`;
+            # not where the picture's edge cuts the tile: the dots missing may lie beyond it)
             for i in disputed:
                 readings[i] = dense_checked(readings[i], large_probs[i], set_max)
+                if not cut_by_edge(up[i].corners, img.bgr.shape[1], img.bgr.shape[0]):
+                    readings[i] = double_checked(readings[i], large_probs[i], set_max)
             # ends read blank that the half reader is not sure are blank: pips of one pale colour
             # both readers may miss (see `halfreader.pale_ends_checked`)
             doubtful = [i for i in large if blank_ends_in_doubt(readings[i], large_probs[i])]
