@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from vision.halfreader import (CLASSES, HALF_H, HALF_W, ClassifiedHalf, bar_checked, classified_reading,
-                               dense_checked, disputed_ends, double_checked, split_checked, half_inputs, pattern_checked, second_look_checked)
+                               dense_checked, disputed_ends, double_checked, split_checked, half_inputs,
+                               pattern_checked, second_look_checked)
 from vision.pipreader import HalfReading, TileReading, colour_distance_view
 from vision.rectify import CROP_L, CROP_W
 from vision.recognize import looks_face_down

@@ -18,8 +18,8 @@ from .correct import (apply_rules, drop_duplicate_boxes, drop_overlapping_boxes,
 from .detector import CLASS_BACK, TileDetector
 from .imageio import LoadedImage, load_image
 from .halfreader import (SMALL_TILE_PX, HalfReader, bar_checked, blank_ends_in_doubt, classified_reading,
-                         dense_checked, disputed_ends, double_checked, pale_ends_checked, pattern_checked, second_look_checked,
-                         split_checked)
+                         dense_checked, disputed_ends, double_checked, pale_ends_checked, pattern_checked,
+                         second_look_checked, split_checked)
 from .pipreader import (PipReader, TileReading, colour_distance_view, evenly_lit_view, faint_pips_view, find_bar,
                         sharpened_view)
 from .perspective import (LevelView, find_level_view, guessed_steep_view, looks_from_above, pip_shapes,
