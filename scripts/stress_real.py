@@ -119,6 +119,23 @@ def shadow(img: np.ndarray, _tile: float) -> np.ndarray:
     return np.clip(img.astype(np.float32) * gain[None, :, None], 0, 255).astype(np.uint8)
 
 
+def castshadow(angle: float = 35.0, shift: float = 0.0) -> Callable[[np.ndarray, float], np.ndarray]:
+    """The phone's own shadow under a ceiling lamp: a sharp-edged band across the picture, `angle`
+    degrees off its rows and `shift` of its short side off its middle, down to 50 % of the light,
+    its edges (a penumbra of 3 % of a tile) crossing tiles where a faint line may pass for a
+    divider or part an end's dots."""
+    def change(img: np.ndarray, tile: float) -> np.ndarray:
+        h, w = img.shape[:2]
+        y, x = np.mgrid[0:h, 0:w].astype(np.float32)
+        a = np.radians(angle)
+        d = (x - w / 2) * np.sin(a) + (y - h / 2) * np.cos(a) - shift * min(h, w)  # across the band
+        half = 0.18 * min(h, w)
+        inside = np.clip((half - np.abs(d)) / max(1.0, 0.03 * tile) + 0.5, 0, 1)
+        gain = 1.0 - 0.5 * inside
+        return np.clip(img.astype(np.float32) * gain[..., None], 0, 255).astype(np.uint8)
+    return change
+
+
 def blur(img: np.ndarray, tile: float) -> np.ndarray:
     """Out of focus: a Gaussian of 2 % of the tile's length (2 px on a 100-px tile)."""
     return cv2.GaussianBlur(img, (0, 0), max(0.5, 0.02 * tile))
@@ -223,7 +240,8 @@ CHANGES: dict[str, Callable[[np.ndarray, float], np.ndarray]] = {
     "cam45": camera(45), "cam55": camera(55), "cam65": camera(65), "cam55side": camera(55, True), "dim": dim,
     "warm": warm, "shadow": shadow, "blur": blur, "noise": noise, "jpeg": jpeg, "shake": shake,
     "bright": bright, "negative": negative, "grey": grey,
-    "glare": glare, "lowlight": lowlight, "cool": cool, "vignette": vignette,
+    "glare": glare, "lowlight": lowlight, "cool": cool, "vignette": vignette, "castshadow": castshadow(), "castshadow2": castshadow(-20, 0.15),
+    "castshadow3": castshadow(70, -0.2),
 }
 
 
