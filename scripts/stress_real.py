@@ -136,6 +136,31 @@ def castshadow(angle: float = 35.0, shift: float = 0.0) -> Callable[[np.ndarray,
     return change
 
 
+def sharpen(img: np.ndarray, tile: float) -> np.ndarray:
+    """A phone's heavy sharpening: an unsharp mask of 1.5 % of the tile's length at 1.5 times the
+    detail, with the light and dark halos it draws around every pip and edge."""
+    soft = cv2.GaussianBlur(img, (0, 0), max(0.7, 0.015 * tile))
+    return cv2.addWeighted(img, 2.5, soft, -1.5, 0)
+
+
+def specks(img: np.ndarray, tile: float) -> np.ndarray:
+    """An old, used set: dark specks of dirt (a fifth to a third of a pip across) and fine scratches
+    scattered over the picture, about ten for every tile's area, faces included."""
+    h, w = img.shape[:2]
+    rng = _seeded(img)
+    out = img.copy()
+    n = int(round(10 * h * w / (tile * tile / 2)))
+    for _ in range(n):
+        x, y = int(rng.uniform(0, w)), int(rng.uniform(0, h))
+        grey = tuple(int(v) for v in rng.uniform(40, 110, 3))
+        if rng.random() < 0.7:
+            cv2.circle(out, (x, y), max(1, int(round(tile * rng.uniform(0.008, 0.015)))), grey, -1, cv2.LINE_AA)
+        else:
+            a, r = rng.uniform(0, np.pi), tile * rng.uniform(0.05, 0.2)
+            cv2.line(out, (x, y), (int(x + r * np.cos(a)), int(y + r * np.sin(a))), grey, 1, cv2.LINE_AA)
+    return out
+
+
 def blur(img: np.ndarray, tile: float) -> np.ndarray:
     """Out of focus: a Gaussian of 2 % of the tile's length (2 px on a 100-px tile)."""
     return cv2.GaussianBlur(img, (0, 0), max(0.5, 0.02 * tile))
@@ -241,7 +266,7 @@ CHANGES: dict[str, Callable[[np.ndarray, float], np.ndarray]] = {
     "warm": warm, "shadow": shadow, "blur": blur, "noise": noise, "jpeg": jpeg, "shake": shake,
     "bright": bright, "negative": negative, "grey": grey,
     "glare": glare, "lowlight": lowlight, "cool": cool, "vignette": vignette, "castshadow": castshadow(), "castshadow2": castshadow(-20, 0.15),
-    "castshadow3": castshadow(70, -0.2),
+    "castshadow3": castshadow(70, -0.2), "sharpen": sharpen, "specks": specks,
 }
 
 

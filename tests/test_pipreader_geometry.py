@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 
 from vision.pipreader import _split_row, find_bar
 from vision.rectify import CROP_L, CROP_W, obb_to_corners, rectify_tile
@@ -190,3 +191,33 @@ def test_a_divider_of_exactly_the_contrast_asked_is_not_a_divider():
     shift = int(np.abs(cv2.cvtColor(crop, cv2.COLOR_BGR2LAB)[80, 40].astype(int) - lab[80, 40]).max())
     assert find_bar(crop, contrast=shift - 1) is not None
     assert find_bar(crop, contrast=shift) is None
+
+
+def _shaded_face(face: tuple[int, int, int], pip: tuple[int, int, int]) -> np.ndarray:
+    """An 80x160 straightened crop: a face with two rows of pips, a shadow's sharp edge running
+    across it diagonally so that it cuts through pips, the shaded side at 45 % of the light."""
+    import cv2
+
+    crop = np.full((160, 80, 3), face, np.uint8)
+    for y in (30, 55, 105, 130):
+        for x in (22, 58):
+            cv2.circle(crop, (x, y), 7, pip, -1, cv2.LINE_AA)
+    yy, xx = np.mgrid[0:160, 0:80]
+    shade = np.where(yy > 40 + 1.2 * xx, 0.45, 1.0)[..., None]
+    return (crop * shade).astype(np.uint8)
+
+
+@pytest.mark.parametrize("face, pip", [((235, 238, 240), (150, 40, 200)), ((30, 30, 30), (230, 230, 230))])
+def test_a_shadows_sharp_edge_is_taken_out_of_the_face_and_the_pips_keep_their_colour(face, pip):
+    """`shade_flattened_view`: on a white face with magenta pips, and on a black face with white
+    pips, the face reads alike on both sides of the edge and each pip as it does in the light."""
+    from vision.pipreader import shade_flattened_view
+
+    crop = _shaded_face(face, pip)
+    view = shade_flattened_view(crop).astype(np.float32)
+    lit_face, shaded_face = view[10, 70], view[150, 10]  # no pip near either
+    assert np.abs(lit_face - shaded_face).max() < 20
+    lit_pip, shaded_pip = view[30, 58], view[130, 22]
+    assert np.abs(crop[30, 58].astype(np.float32) - crop[130, 22]).max() > 60  # the shade told them apart
+    assert np.abs(lit_pip - shaded_pip).max() < 25
+    assert np.abs(lit_pip - lit_face).max() > 60  # the pips still stand out from the face

@@ -674,3 +674,59 @@ def test_a_small_tile_boxed_as_a_back_beside_a_face_is_read_as_the_face_it_shows
     result = rec.recognize(data, set_max=9)
     assert sorted(tuple(sorted(t.pips)) for t in result.tiles) == [(0, 1), (0, 9)]
     assert len(result.face_down) == 1 and result.face_down[0].corners[:, 0].max() < 100
+
+
+def _lying(x0: float, x1: float, y0: float, y1: float, conf: float) -> TileDetection:
+    """A tile lying along the picture's rows, its first end at x0."""
+    return TileDetection(0, np.array([[x0, y1], [x0, y0], [x1, y0], [x1, y1]], np.float32), conf)
+
+
+def _counting(tile: TileDetection, dots: list[tuple[float, float]]) -> TileReading:
+    """A reading of `tile` whose dots lie at these points of the picture."""
+    import cv2
+
+    from vision.rectify import CROP_L, crop_homography
+
+    to_crop = crop_homography(tile.corners)
+    at = cv2.perspectiveTransform(np.array([dots], np.float64), to_crop)[0] if dots else np.zeros((0, 2))
+    points = [(float(x), float(y), 0.9, int(y >= CROP_L / 2)) for x, y in at]
+    counts = [sum(p[3] == h for p in points) for h in (0, 1)]
+    return TileReading((HalfReading(counts[0], [0.9] * counts[0], 0.9), HalfReading(counts[1], [0.9] * counts[1], 0.9)),
+                       points, (80.0, 8.0))
+
+
+def _eight(cx: float, cy: float) -> list[tuple[float, float]]:
+    return [(cx + dx, cy + dy) for dx in (-30, 0, 30) for dy in (-30, 0, 30) if (dx, dy) != (0, 0)]
+
+
+def test_a_box_counting_the_dots_of_a_surer_tile_is_dropped():
+    """One end of an 8-8 boxed with a square of the table beside it: the box reads 0-8, its 8 the
+    very dots of the 8-8's end (a cast shadow's edge bounded the square like a tile's end)."""
+    from vision.correct import drop_boxes_sharing_dots
+
+    double = _lying(0, 200, 0, 100, 0.93)
+    phantom = _lying(100, 300, 0, 100, 0.52)
+    readings = [_counting(phantom, _eight(150, 50)), _counting(double, _eight(50, 50) + _eight(150, 50))]
+    kept, kept_readings = drop_boxes_sharing_dots([phantom, double], readings)
+    assert kept == [double] and kept_readings[0].pips == (8, 8)
+
+
+def test_neighbours_each_counting_their_own_dots_are_both_kept():
+    from vision.correct import drop_boxes_sharing_dots
+
+    a, b = _lying(0, 200, 0, 100, 0.9), _lying(200, 400, 0, 100, 0.6)
+    readings = [_counting(a, _eight(50, 50) + _eight(150, 50)), _counting(b, _eight(250, 50) + _eight(350, 50))]
+    kept, _ = drop_boxes_sharing_dots([a, b], readings)
+    assert kept == [a, b]
+
+
+def test_a_tile_counting_a_few_dots_of_the_tile_under_it_is_kept():
+    """Where one tile lies partly on another, the lower one's box may take in a few of the upper
+    one's dots; most of its dots are its own, so it is a tile, not a phantom."""
+    from vision.correct import drop_boxes_sharing_dots
+
+    upper, lower = _lying(0, 200, 0, 100, 0.9), _lying(160, 360, 0, 100, 0.7)
+    upper_dots = _eight(50, 50) + _eight(150, 50)
+    readings = [_counting(upper, upper_dots), _counting(lower, [d for d in upper_dots if d[0] >= 170] + _eight(300, 50))]
+    kept, _ = drop_boxes_sharing_dots([upper, lower], readings)
+    assert kept == [upper, lower]
