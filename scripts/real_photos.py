@@ -16,17 +16,12 @@ def add_photo_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--only", default="photos/", help="label keys starting with this")
 
 
-def labelled_photos(args: argparse.Namespace) -> Iterator[tuple[str, object, float | None]]:
-    """(label key, loaded photo, median tile length in the loaded picture's pixels or None when no
-    tile is found) for each labelled photo whose key starts with `--only`. The scale comes from the
-    committed models' own boxes on the untouched photo: the labels give no positions. A large JPEG
-    is decoded at a fraction of its size (`LoadedImage.scale`), and the boxes' corners are in the
-    photo's full pixels: until session 37 the length was not divided by that scale, so copies of
-    the six 2.7k-4k photos were shrunk to half the tile length named (the 25-px copy of
-    pipcounter_86 was 33x44 px, its tiles 12 px long)."""
+def labelled_reads(args: argparse.Namespace) -> Iterator[tuple[str, object, object]]:
+    """(label key, loaded photo, the committed models' `Recognition` of it) for each labelled photo
+    whose key starts with `--only`: the labels give no positions, so where the tiles lie and how
+    long they are comes from the models' own boxes on the untouched photo."""
     from vision.imageio import load_image
     from vision.recognize import Recognizer
-    from vision.types import tile_length
 
     labels = json.loads((args.labels or args.root / "labels.json").read_text())
     rec = Recognizer()
@@ -34,5 +29,18 @@ def labelled_photos(args: argparse.Namespace) -> Iterator[tuple[str, object, flo
         if not key.startswith(args.only):
             continue
         img = load_image(str(args.root / key))
-        found = rec.recognize_loaded(img).tiles
+        yield key, img, rec.recognize_loaded(img)
+
+
+def labelled_photos(args: argparse.Namespace) -> Iterator[tuple[str, object, float | None]]:
+    """(label key, loaded photo, median tile length in the loaded picture's pixels or None when no
+    tile is found) for each labelled photo whose key starts with `--only`. A large JPEG is decoded
+    at a fraction of its size (`LoadedImage.scale`), and the boxes' corners are in the photo's full
+    pixels: until session 37 the length was not divided by that scale, so copies of the six 2.7k-4k
+    photos were shrunk to half the tile length named (the 25-px copy of pipcounter_86 was 33x44 px,
+    its tiles 12 px long)."""
+    from vision.types import tile_length
+
+    for key, img, read in labelled_reads(args):
+        found = read.tiles
         yield key, img, statistics.median(tile_length(t.corners) / img.scale for t in found) if found else None

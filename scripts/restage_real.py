@@ -21,7 +21,7 @@ import statistics
 
 import cv2
 import numpy as np
-from real_photos import add_photo_args
+from real_photos import add_photo_args, labelled_reads
 
 SURFACES = {"paper": 1, "wood": 2, "pattern": 3, "marble": 4, "weave": 5, "cloth": 6}
 RIM = 0.04
@@ -55,18 +55,7 @@ def main() -> int:
     ap.add_argument("--surfaces", nargs="+", default=list(SURFACES), choices=list(SURFACES))
     args = ap.parse_args()
 
-    import json
-
-    from vision.imageio import load_image
-    from vision.recognize import Recognizer
-
-    labels = json.loads((args.labels or args.root / "labels.json").read_text())
-    rec = Recognizer()
-    for key in labels:
-        if not key.startswith(args.only):
-            continue
-        img = load_image(str(args.root / key))
-        found = rec.recognize_loaded(img)
+    for key, img, found in labelled_reads(args):
         boxes = [t.corners / img.scale for t in found.tiles + found.face_down]
         for kind in args.surfaces:
             out = args.out / kind / key
