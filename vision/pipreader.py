@@ -323,6 +323,21 @@ def faint_pips_view(crop: np.ndarray) -> np.ndarray:
     return colour_distance_view(crop, FAINT_PIPS_GAIN)
 
 
+FAINTEST_PIPS_GAIN = 16.0
+
+
+def faintest_pips_view(crop: np.ndarray) -> np.ndarray:
+    """`evenly_lit_view` at five times the first colour look's gain: pale grey 12s on a face
+    overexposed and then recompressed lie barely off the face's white, a ghost of their grid.
+
+    Why: on copies of the real photos moved onto white paper, overexposed, turned 135 degrees and
+    recompressed (`scripts/restage_real.py`, then `scripts/stress_real.py` rot135+bright+jpeg),
+    a 10-12 read 0-10 and a 12-12 read 0-0: no other look found more than 8 of a 12's dots,
+    though the half reader read each 12 at 0.94-0.96. At this gain they read 12. Merged or invented
+    dots at this gain only fail to match the half reader's value, so they change nothing."""
+    return evenly_lit_view(crop, FAINTEST_PIPS_GAIN)
+
+
 SHARPEN_SIGMA = 3.0
 SHARPEN_AMOUNT = 2.0
 """Unsharp mask of `sharpened_view`, in pixels of the straightened crop (160 px long) and as a

@@ -20,8 +20,8 @@ from .imageio import LoadedImage, load_image
 from .halfreader import (SMALL_TILE_PX, HalfReader, bar_checked, blank_ends_in_doubt, classified_reading,
                          dense_checked, disputed_ends, double_checked, pale_ends_checked, pattern_checked,
                          second_look_checked, split_checked)
-from .pipreader import (PipReader, TileReading, colour_distance_view, evenly_lit_view, faint_pips_view, find_bar,
-                        shade_flattened_view, sharpened_view)
+from .pipreader import (PipReader, TileReading, colour_distance_view, evenly_lit_view, faint_pips_view,
+                        faintest_pips_view, find_bar, shade_flattened_view, sharpened_view)
 from .perspective import (LevelView, find_level_view, guessed_steep_view, looks_from_above, pip_shapes,
                           pips_show_a_tilt)
 from .rectify import inside_picture, rectify_tile
@@ -316,10 +316,11 @@ four arms were backs in every frame and the tracker followed 14 of 41 plays. The
 counted each of them exactly as the half reader read them."""
 
 
-FURTHER_LOOKS = (colour_distance_view, sharpened_view, faint_pips_view, evenly_lit_view, shade_flattened_view)
+FURTHER_LOOKS = (colour_distance_view, sharpened_view, faint_pips_view, evenly_lit_view, shade_flattened_view,
+                 faintest_pips_view)
 """Views of a large tile's crop read again, in turn, where the half reader is sure of more dots than
 were counted: pips of a colour the dot detector is blind to, dots a blur has faded, pale pips on a
-face lit to white, pips under a glare, pips a shadow's sharp edge crosses. The classifier's value is taken only where a look finds
+face lit to white, pips under a glare, pips a shadow's sharp edge crosses, pale pips all but washed out. The classifier's value is taken only where a look finds
 exactly the dots it needs (`halfreader.second_look_checked`), so a look that merges or invents dots
 costs nothing but its time, and an end the dots already explain is never looked at again."""
 
