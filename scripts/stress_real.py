@@ -1,6 +1,7 @@
 """Copies of labelled photos changed the way other people's photos differ from ours (turned,
-tilted, dim, warm or cool light, a shadow across, glare, blur, noise, heavy JPEG), to see what the recognizer
-loses on real pixels under conditions the development photos do not show.
+tilted, dim, warm or cool light, a shadow across, a cast shadow's sharp band, glare, blur, noise,
+heavy JPEG, heavy sharpening, specks of dirt), to see what the recognizer loses on real pixels
+under conditions the development photos do not show.
 
     python scripts/stress_real.py ../shared/data/real --out /tmp/stress
     for d in /tmp/stress/*/; do chickenfoot eval $d --labels ../shared/data/real/labels.json --only photos; done
@@ -265,8 +266,9 @@ CHANGES: dict[str, Callable[[np.ndarray, float], np.ndarray]] = {
     "cam45": camera(45), "cam55": camera(55), "cam65": camera(65), "cam55side": camera(55, True), "dim": dim,
     "warm": warm, "shadow": shadow, "blur": blur, "noise": noise, "jpeg": jpeg, "shake": shake,
     "bright": bright, "negative": negative, "grey": grey,
-    "glare": glare, "lowlight": lowlight, "cool": cool, "vignette": vignette, "castshadow": castshadow(), "castshadow2": castshadow(-20, 0.15),
-    "castshadow3": castshadow(70, -0.2), "sharpen": sharpen, "specks": specks,
+    "glare": glare, "lowlight": lowlight, "cool": cool, "vignette": vignette,
+    "castshadow": castshadow(), "castshadow2": castshadow(-20, 0.15), "castshadow3": castshadow(70, -0.2),
+    "sharpen": sharpen, "specks": specks,
 }
 
 

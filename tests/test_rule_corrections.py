@@ -727,6 +727,7 @@ def test_a_tile_counting_a_few_dots_of_the_tile_under_it_is_kept():
 
     upper, lower = _lying(0, 200, 0, 100, 0.9), _lying(160, 360, 0, 100, 0.7)
     upper_dots = _eight(50, 50) + _eight(150, 50)
-    readings = [_counting(upper, upper_dots), _counting(lower, [d for d in upper_dots if d[0] >= 170] + _eight(300, 50))]
+    under_upper = [d for d in upper_dots if d[0] >= 170]  # the upper tile's dots within the lower's box
+    readings = [_counting(upper, upper_dots), _counting(lower, under_upper + _eight(300, 50))]
     kept, _ = drop_boxes_sharing_dots([upper, lower], readings)
     assert kept == [upper, lower]

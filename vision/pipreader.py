@@ -332,9 +332,10 @@ def faintest_pips_view(crop: np.ndarray) -> np.ndarray:
 
     Why: on copies of the real photos moved onto white paper, overexposed, turned 135 degrees and
     recompressed (`scripts/restage_real.py`, then `scripts/stress_real.py` rot135+bright+jpeg),
-    a 10-12 read 0-10 and a 12-12 read 0-0: no other look found more than 8 of a 12's dots,
-    though the half reader read each 12 at 0.94-0.96. At this gain they read 12. Merged or invented
-    dots at this gain only fail to match the half reader's value, so they change nothing."""
+    a 6-12 read 0-6 and the 12s of IMG-20210324-WA0001 read 0-6: no other look found more than 8
+    of a 12's dots, though the half reader read the 12s at 0.84-0.96. At this gain they read 12.
+    Merged or invented dots at this gain only fail to match the half reader's value, so they
+    change nothing."""
     return evenly_lit_view(crop, FAINTEST_PIPS_GAIN)
 
 

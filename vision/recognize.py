@@ -320,9 +320,10 @@ FURTHER_LOOKS = (colour_distance_view, sharpened_view, faint_pips_view, evenly_l
                  faintest_pips_view)
 """Views of a large tile's crop read again, in turn, where the half reader is sure of more dots than
 were counted: pips of a colour the dot detector is blind to, dots a blur has faded, pale pips on a
-face lit to white, pips under a glare, pips a shadow's sharp edge crosses, pale pips all but washed out. The classifier's value is taken only where a look finds
-exactly the dots it needs (`halfreader.second_look_checked`), so a look that merges or invents dots
-costs nothing but its time, and an end the dots already explain is never looked at again."""
+face lit to white, pips under a glare, pips a shadow's sharp edge crosses, pale pips all but washed
+out. The classifier's value is taken only where a look finds exactly the dots it needs
+(`halfreader.second_look_checked`), so a look that merges or invents dots costs nothing but its
+time, and an end the dots already explain is never looked at again."""
 
 
 class Recognizer:
