@@ -59,19 +59,6 @@ SHARED_SHARE = 0.5
 """Share of a box's dots another box must count too for it to be a phantom (`drop_boxes_sharing_dots`)."""
 
 
-def _dots_in_picture(tile: TileDetection, reading: TileReading) -> np.ndarray:
-    """The dots `reading` counts (crop coordinates) where they lie in the picture (m×2)."""
-    import cv2
-
-    from .rectify import crop_homography
-
-    if not reading.points:
-        return np.zeros((0, 2))
-    crop = np.array([[p[:2] for p in reading.points]], np.float64)
-    back = np.linalg.inv(crop_homography(np.asarray(tile.corners, np.float32)))
-    return cv2.perspectiveTransform(crop, back)[0]
-
-
 def drop_boxes_sharing_dots(tiles: list[TileDetection], readings: list[TileReading]
                             ) -> tuple[list[TileDetection], list[TileReading]]:
     """A dot lies on one tile: a box that counts, for half or more of its dots (two at least), the
@@ -84,13 +71,14 @@ def drop_boxes_sharing_dots(tiles: list[TileDetection], readings: list[TileReadi
     cover it as a phantom of a block of tiles is covered (`drop_overlapping_boxes`), and it was
     read 0-8: the hand's total counted the 8 twice. Tiles lying on one another do not show one dot
     twice either: the upper one hides the lower one's face where they overlap."""
+    from .rectify import crop_to_picture
+
     n = len(tiles)
     if n < 2:
         return tiles, readings
-    polys = [np.asarray(t.corners, np.float32) for t in tiles]
-    meet = bounds_meet(polys)
-    dots = [_dots_in_picture(t, r) for t, r in zip(tiles, readings)]
-    length = [float(np.linalg.norm(p[0] - p[3]) + np.linalg.norm(p[1] - p[2])) / 2 for p in polys]
+    meet = bounds_meet([np.asarray(t.corners, np.float32) for t in tiles])
+    dots = [crop_to_picture(t.corners, [p[:2] for p in r.points]) for t, r in zip(tiles, readings)]
+    length = [t.length for t in tiles]
     kept: list[int] = []
     for i in sorted(range(n), key=lambda i: -tiles[i].confidence):
         def shared(k: int) -> int:

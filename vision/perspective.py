@@ -143,7 +143,7 @@ def pip_shapes(image: np.ndarray, corners: list[np.ndarray], points: list[list[t
     shape than it shows (copies of the real photos seen from 55 degrees: boxes 1.4-1.7 long per
     wide on tiles ~1.15). `corners`: each tile's box in the picture; `points`: its pips, in the
     coordinates of its crop (`rectify.rectify_tile`)."""
-    from .rectify import crop_homography
+    from .rectify import crop_to_picture
 
     centres, covs = [], []
     h, w = image.shape[:2]
@@ -162,7 +162,7 @@ def pip_shapes(image: np.ndarray, corners: list[np.ndarray], points: list[list[t
             continue
         lab = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2LAB).astype(np.float32)
         face = _face_colour(lab, box - (x0, y0))
-        at = _apply(np.linalg.inv(crop_homography(box.astype(np.float32))), np.array(pts, np.float64))
+        at = crop_to_picture(box, pts).astype(np.float32)
         for x, y in np.round(at).astype(int) - (x0, y0):
             if not (r <= x < lab.shape[1] - r and r <= y < lab.shape[0] - r):
                 continue

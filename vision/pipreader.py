@@ -245,8 +245,13 @@ def colour_distance_view(crop: np.ndarray, gain: float = SECOND_LOOK_GAIN) -> np
     import cv2
 
     lab = cv2.cvtColor(crop, cv2.COLOR_BGR2LAB).astype(np.float32)
-    h, w = lab.shape[:2]
-    return _dark_on_white(lab, np.median(lab[h // 6:h - h // 6, w // 5:w - w // 5].reshape(-1, 3), axis=0), gain)
+    return _dark_on_white(lab, np.median(_face_middle(lab).reshape(-1, 3), axis=0), gain)
+
+
+def _face_middle(a: np.ndarray) -> np.ndarray:
+    """The middle of a straightened crop, clear of its margin and the tile's edge: the face."""
+    h, w = a.shape[:2]
+    return a[h // 6:h - h // 6, w // 5:w - w // 5]
 
 
 def _dark_on_white(lab: np.ndarray, face: np.ndarray, gain: float) -> np.ndarray:
@@ -302,8 +307,7 @@ def shade_flattened_view(crop: np.ndarray) -> np.ndarray:
     import cv2
 
     grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
-    h, w = grey.shape
-    dark_face = float(np.median(grey[h // 6:h - h // 6, w // 5:w - w // 5])) < DARK_FACE_GREY
+    dark_face = float(np.median(_face_middle(grey))) < DARK_FACE_GREY
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (SHADE_KERNEL_PX, SHADE_KERNEL_PX))
     face = cv2.morphologyEx(grey, cv2.MORPH_OPEN if dark_face else cv2.MORPH_CLOSE, kernel)
     light = cv2.GaussianBlur(face.astype(np.float32), (0, 0), 1.0)

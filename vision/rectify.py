@@ -24,6 +24,15 @@ def crop_homography(corners: np.ndarray, out_w: int = CROP_W, out_l: int = CROP_
     return cv2.getPerspectiveTransform(np.asarray(corners, np.float32), dst)
 
 
+def crop_to_picture(corners: np.ndarray, points) -> np.ndarray:
+    """Points of `rectify_tile`'s crop of these corners (m×2, or nested as m pairs) where they lie
+    in the picture (m×2, float64): the pips a reader found, put back on the photo."""
+    back = np.linalg.inv(crop_homography(np.asarray(corners, np.float32)))
+    p = np.asarray(points, np.float64).reshape(-1, 2)
+    q = np.c_[p, np.ones(len(p))] @ back.T
+    return q[:, :2] / q[:, 2:3]
+
+
 def rectify_tile(image: np.ndarray, corners: np.ndarray, out_w: int = CROP_W, out_l: int = CROP_L,
                  pad: float = PAD) -> tuple[np.ndarray, np.ndarray]:
     """Return (crop, homography image->crop). Shrinks with INTER_AREA-like quality by
