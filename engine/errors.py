@@ -26,6 +26,13 @@ class ConfigError(EngineError, ValueError):
     """A game that cannot be set up as asked (players, set size, hand size)."""
 
 
+class HouseRulesError(ConfigError):
+    """House rules that cannot be used: a value no published variant allows, or a
+    description of the rules (preset name, JSON text, file) that cannot be read."""
+
+    code: str = "invalid_house_rules"
+
+
 class DealError(ConfigError):
     """The hands asked for would leave no boneyard to draw from."""
 

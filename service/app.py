@@ -202,7 +202,7 @@ def _install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(HouseRulesError)
     async def _rules_error(_: Request, exc: HouseRulesError) -> JSONResponse:
-        return error_response(422, "invalid_house_rules", str(exc))
+        return error_response(422, exc.code, str(exc))
 
     @app.exception_handler(ConfigError)
     async def _config_error(_: Request, exc: ConfigError) -> JSONResponse:

@@ -89,7 +89,7 @@ def test_simulate_command_takes_house_rules_and_presets(capsys: pytest.CaptureFi
     (["--games", "0"], "at least 1"),
     (["--players", "10", "--set", "9"], "boneyard"),
     (["--rules", '{"spinner_arms": 5}'], "4 or 6"),
-    (["--rules", "nonsense"], "neither JSON"),
+    (["--rules", "nonsense"], "unknown preset 'nonsense'"),
     (["--hand-size", "lots"], "--hand-size"),
 ])
 def test_simulate_command_bad_arguments_are_user_errors(argv: list[str], words: str) -> None:

@@ -599,8 +599,35 @@ def test_a_small_blank_looking_box_with_a_sure_end_of_dots_beside_an_unsure_blan
         assert find_bar(crop) is None and find_bar(crop, contrast=FAINT_BAR_CONTRAST) is not None
         assert looks_a_face_by_pattern(_sure_end_beside_unsure_blank(8, 0.24), crop, count_dots), seed
         assert not looks_a_face_by_pattern(_sure_end_beside_unsure_blank(8, 0.24), crop)  # no colour look
-        assert not looks_a_face_by_pattern(_sure_end_beside_unsure_blank(7, 0.24), crop, count_dots)  # not its dots
+        assert not looks_a_face_by_pattern(_sure_end_beside_unsure_blank(4, 0.24), crop, count_dots)  # not its dots
         assert not looks_a_face_by_pattern(_sure_end_beside_unsure_blank(8, 0.24, 0.8), crop, count_dots)  # 8 unsure
+
+
+def test_a_colour_view_that_finds_a_stray_dot_or_two_on_the_blank_end_of_many_dots_still_shows_a_face():
+    """The dot detector's count on a colour view moves by a dot or two between builds of the same
+    libraries: an 8-0 counted as 8-1 or 8-2 is still that face, not a back."""
+    from vision.pipreader import find_bar
+    from vision.recognize import FAINT_BAR_CONTRAST, looks_a_face_by_pattern
+
+    count_dots = _dot_counter()
+    for strays in (1, 2):
+        def drifted(view, bar, strays=strays):
+            a, b = count_dots(view, bar)
+            return a, b + strays
+        for seed in range(3):
+            crop = _lilac_eight_blank_crop(seed)
+            assert find_bar(crop, contrast=FAINT_BAR_CONTRAST) is not None
+            assert looks_a_face_by_pattern(_sure_end_beside_unsure_blank(8, 0.24), crop, drifted), (strays, seed)
+
+
+def test_a_count_of_many_dots_agrees_within_a_quarter_of_its_value_and_a_count_of_few_exactly():
+    from vision.recognize import dots_agree
+
+    assert dots_agree((8, 0), (8, 0))
+    assert dots_agree((8, 2), (8, 0)) and dots_agree((7, 1), (8, 0)) and dots_agree((10, 12), (12, 12))
+    assert not dots_agree((8, 3), (8, 0)) and not dots_agree((5, 0), (8, 0))
+    assert not dots_agree((1, 1), (1, 0)) and not dots_agree((2, 1), (3, 0)) and not dots_agree((0, 0), (1, 0))
+    assert dots_agree((4, 1), (4, 0)) and not dots_agree((4, 2), (4, 0))
 
 
 def test_a_back_the_half_reader_reads_as_a_sure_end_beside_an_unsure_blank_stays_a_back():

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from ..cli import UserError
+from .common import add_rules_arg, load_rules
 
 
 def register(sub) -> None:
@@ -17,14 +18,14 @@ def register(sub) -> None:
                    help="the set in use (default: inferred from the values read)")
     p.add_argument("--round-double", type=int, default=None, metavar="D",
                    help="the double this round started with, if known (checks the spinner)")
-    p.add_argument("--arms", type=int, choices=[4, 6], default=4,
-                   help="arms the spinner takes before play goes on (house rule; default 4)")
+    add_rules_arg(p)
+    p.add_argument("--arms", type=int, choices=[4, 6], default=None,
+                   help="arms the spinner takes before play goes on (overrides --rules; default 4)")
     p.add_argument("--model", metavar="PATH", help="detector .onnx file or folder holding both models")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    from engine import HouseRules
     from vision.imageio import ImageError, load_image
     from vision.layout import audit_photo
 
@@ -32,6 +33,9 @@ def run(args) -> int:
         raise UserError(f"--round-double must be between 0 and 18, got {args.round_double}")
     if args.round_double is not None and args.set_max is not None and args.round_double > args.set_max:
         raise UserError(f"--round-double {args.round_double} is not a double of a double-{args.set_max} set")
+    rules = load_rules(args.rules)
+    if args.arms is not None:
+        rules = rules.replace(spinner_arms=args.arms)
     try:
         img = load_image(args.image)
     except ImageError as exc:
@@ -40,7 +44,6 @@ def run(args) -> int:
 
     recognizer = load_recognizer(args.model)
     rec = recognizer.recognize_loaded(img, args.set_max, level=True)
-    rules = HouseRules(spinner_arms=args.arms)
     result = audit_photo(rec, args.set_max or rec.set_max, rules, args.round_double,
                          pixels=img.bgr, to_pixels=1.0 / img.scale)
     if args.annotate:

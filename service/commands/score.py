@@ -5,7 +5,7 @@ import json
 import sys
 from pathlib import Path
 
-from .common import add_model_arg, load_recognizer
+from .common import add_model_arg, add_rules_arg, load_recognizer, load_rules
 
 
 def register(sub) -> None:
@@ -13,7 +13,9 @@ def register(sub) -> None:
     p.add_argument("images", nargs="+", metavar="IMAGE")
     p.add_argument("--json", action="store_true", help="one JSON object per image per line")
     p.add_argument("--annotate", metavar="DIR", help="write a PNG per image with each tile outlined and read")
-    p.add_argument("--double-blank", type=int, choices=[0, 25, 50], default=0, help="points for a double-blank")
+    add_rules_arg(p)
+    p.add_argument("--double-blank", type=int, choices=[0, 25, 50], default=None,
+                   help="points for a double-blank (overrides --rules; default 0)")
     p.add_argument("--set", type=int, choices=[6, 9, 12, 15, 18], default=None, dest="set_max",
                    help="the set in use (default: inferred from the values read)")
     add_model_arg(p)
@@ -21,13 +23,14 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from engine import HouseRules
     from vision.annotate import annotate_recognition
     from vision.imageio import ImageError, load_image
     from vision.report import hand_report
 
+    rules = load_rules(args.rules)
+    if args.double_blank is not None:
+        rules = rules.replace(double_blank_value=args.double_blank)
     recognizer = load_recognizer(args.model)
-    rules = HouseRules(double_blank_value=args.double_blank)
     outdir = Path(args.annotate) if args.annotate else None
     if outdir:
         outdir.mkdir(parents=True, exist_ok=True)

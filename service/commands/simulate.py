@@ -3,7 +3,12 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .common import add_rules_arg, load_rules
+
+if TYPE_CHECKING:
+    from engine import HouseRules
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -22,39 +27,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--set", dest="set_max", type=int, default=9,
                    help="set size: 6, 9, 12, 15 or 18 for double-N (default 9)")
     p.add_argument("--seed", type=int, default=None, help="random seed for a repeatable run")
-    p.add_argument("--rules", default=None,
-                   help="house rules as a JSON object, a path to a JSON file, or a preset name "
-                        "(plain, encyclopedia, montgomery, howto, escale)")
+    add_rules_arg(p)
     p.add_argument("--hand-size", default=None,
                    help="tiles per player: a number or 'table' (42 / players); overrides --rules")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=run)
 
 
-def _rules(args: argparse.Namespace):  # -> engine.HouseRules
-    from engine import PRESETS, HouseRules, HouseRulesError
+def _rules(args: argparse.Namespace) -> "HouseRules":
+    """`--rules`, with `--hand-size` (when given) in place of its hand size."""
+    from engine import HouseRulesError
     from service.cli import UserError
 
+    rules = load_rules(args.rules)
+    if args.hand_size is None:
+        return rules
     try:
-        if args.rules is None:
-            rules = HouseRules()
-        elif args.rules in PRESETS:
-            rules = PRESETS[args.rules]
-        elif args.rules.lstrip().startswith("{"):
-            rules = HouseRules.from_json(args.rules)
-        else:
-            path = Path(args.rules)
-            if not path.is_file():
-                raise UserError(f"--rules: {args.rules!r} is neither JSON, a file, nor a preset name")
-            rules = HouseRules.from_json(path.read_text())
-        if args.hand_size is not None:
-            size = args.hand_size if args.hand_size == "table" else int(args.hand_size)
-            rules = rules.replace(hand_size=size)
-    except HouseRulesError as exc:
-        raise UserError(str(exc)) from None
-    except ValueError:
-        raise UserError(f"--hand-size must be a number or 'table', got {args.hand_size!r}") from None
-    return rules
+        size = args.hand_size if args.hand_size == "table" else int(args.hand_size)
+        return rules.replace(hand_size=size)
+    except (HouseRulesError, ValueError):
+        raise UserError(f"--hand-size must be a number (1 or more) or 'table', got {args.hand_size!r}") from None
 
 
 def run(args: argparse.Namespace) -> int:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..cli import UserError
+from .common import add_rules_arg, load_rules
 
 SEAT_NAMES = {"bottom": 90.0, "near": 90.0, "left": 180.0, "top": -90.0, "far": -90.0, "right": 0.0,
               "bottom-left": 135.0, "bottom-right": 45.0, "top-left": -135.0, "top-right": -45.0}
@@ -29,8 +30,7 @@ def register(sub) -> None:
                    help="number of players, or their names in seat order (default 4)")
     p.add_argument("--set", type=int, choices=[6, 9, 12, 15, 18], default=9, dest="set_max",
                    help="the set in use (default double-9)")
-    p.add_argument("--rules", metavar="FILE|PRESET",
-                   help="house rules: a JSON file, or a preset (plain, encyclopedia, montgomery, howto, escale)")
+    add_rules_arg(p)
     p.add_argument("--record", metavar="OUT.json", help="write the game record here (rewritten after every change)")
     p.add_argument("--events-jsonl", metavar="OUT", help="append every event here, one JSON object per line")
     p.add_argument("--annotate", metavar="OUT",
@@ -59,29 +59,6 @@ def parse_players(values: list[str]) -> tuple[int, list[str] | None]:
     if any(v.isdigit() for v in values):
         raise UserError("--players takes a number of players or their names, not both")
     return len(values), list(values)
-
-
-def parse_rules(text: str | None):
-    from engine import HouseRules, HouseRulesError
-
-    if not text:
-        return HouseRules()
-    path = Path(text)
-    if path.is_file():
-        try:
-            data = json.loads(path.read_text())
-        except (OSError, json.JSONDecodeError) as exc:
-            raise UserError(f"--rules {text}: not a readable JSON file ({exc})") from None
-        if isinstance(data, dict) and "rules" in data and isinstance(data["rules"], dict):
-            data = data["rules"]  # a game record or a config holding the rules
-        try:
-            return HouseRules.from_dict(data)
-        except (HouseRulesError, TypeError) as exc:
-            raise UserError(f"--rules {text}: {exc}") from None
-    try:
-        return HouseRules.preset(text)
-    except HouseRulesError as exc:
-        raise UserError(f"--rules: no such file, and {exc}") from None
 
 
 def parse_seats(text: str | None, players: int) -> list[float] | None:
@@ -185,7 +162,7 @@ def run(args) -> int:
     from vision.tracking import FrameRejected, RecognizerDetector, Tracker
 
     players, names = parse_players(args.players)
-    rules = parse_rules(args.rules)
+    rules = load_rules(args.rules)
     try:
         config = GameConfig(players, args.set_max, rules)
     except ConfigError as exc:

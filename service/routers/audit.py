@@ -12,8 +12,10 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, File, Form, Query, UploadFile
 
+from engine import HouseRules
+
 from ..deps import ApiError, RecognitionSlots, get_recognizer, get_slots
-from .common import check_set, jpeg_data_url, parse_rules, read_upload, require_multipart
+from .common import RULES_HELP, check_set, jpeg_data_url, read_upload, require_multipart
 
 router = APIRouter(prefix="/api/v1", tags=["audit"])
 
@@ -54,7 +56,7 @@ def audit_drawer(layout: ModuleType):
 @router.post("/audit", dependencies=[Depends(require_multipart)])
 def audit_photo(
     photo: UploadFile = File(..., description="a photo of the table, from above"),
-    house_rules: str | None = Form(None, description="house rules as a JSON object, or a preset name"),
+    house_rules: str | None = Form(None, description=RULES_HELP),
     set_max: int | None = Form(None, alias="set", description="the set in use; default: inferred"),
     round_double: int | None = Form(None, description="the double this round started with, if known"),
     annotate: bool = Query(True, description="include the audit drawn on the photo as a data URL"),
@@ -66,7 +68,7 @@ def audit_photo(
     from vision.annotate import annotate_recognition
     from vision.imageio import load_image
 
-    rules = parse_rules(house_rules)
+    rules = HouseRules.parse(house_rules)
     set_max = check_set(set_max)
     if round_double is not None and not 0 <= round_double <= 18:
         raise ApiError(422, "invalid_round_double", f"round_double must be between 0 and 18, got {round_double}")

@@ -1,4 +1,7 @@
-"""Pieces the photo endpoints share: reading an upload, house rules from a form, images out."""
+"""Pieces the photo endpoints share: reading an upload, the set, images out.
+
+House rules are read by `HouseRules.parse`, the one parser the CLI uses too.
+"""
 from __future__ import annotations
 
 import base64
@@ -6,11 +9,12 @@ from typing import Any
 
 from fastapi import Request, UploadFile
 
-from engine import SUPPORTED_SETS, HouseRules, HouseRulesError
+from engine import SUPPORTED_SETS
 
 from ..deps import ApiError
 
 JPEG_QUALITY = 85
+RULES_HELP = "house rules: a preset name (plain, encyclopedia, montgomery, howto, escale) or a JSON object"
 
 
 def require_multipart(request: Request) -> None:
@@ -32,16 +36,6 @@ def read_upload(photo: UploadFile) -> tuple[bytes, str]:
     return data, name
 
 
-def parse_rules(text: str | None) -> HouseRules:
-    """House rules from a form field: a JSON object, or the name of a preset ("howto")."""
-    if text is None or not text.strip():
-        return HouseRules()
-    text = text.strip()
-    if not text.startswith("{"):
-        return HouseRules.preset(text)
-    return HouseRules.from_json(text)
-
-
 def check_set(set_max: int | None) -> int | None:
     if set_max is not None and set_max not in SUPPORTED_SETS:
         raise ApiError(422, "invalid_set", f"set must be one of {', '.join(map(str, SUPPORTED_SETS))}, got {set_max}")
@@ -58,4 +52,4 @@ def jpeg_data_url(bgr: Any) -> str:
     return "data:image/jpeg;base64," + base64.b64encode(buf.tobytes()).decode("ascii")
 
 
-__all__ = ["HouseRulesError", "check_set", "jpeg_data_url", "parse_rules", "read_upload", "require_multipart"]
+__all__ = ["RULES_HELP", "check_set", "jpeg_data_url", "read_upload", "require_multipart"]

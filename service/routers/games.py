@@ -24,7 +24,8 @@ class NewGame(BaseModel):
     players: list[str] = Field(..., description="names in seat order, 2 to 10", examples=[["Ann", "Bob", "Cy"]])
     set: int = Field(9, description="the set: 6, 9, 12, 15 or 18 (double-N)")
     house_rules: dict[str, Any] | str | None = Field(
-        None, description="house rules as an object (see HouseRules), or a preset name such as \"howto\"",
+        None, description="house rules as an object (see GET /api/v1/house-rules), a preset name such as "
+                          "\"howto\", or the same object as JSON text",
     )
 
 
@@ -39,18 +40,10 @@ class NewRound(BaseModel):
     )
 
 
-def _rules(value: dict[str, Any] | str | None) -> HouseRules:
-    if value is None:
-        return HouseRules()
-    if isinstance(value, str):
-        return HouseRules.preset(value)
-    return HouseRules.from_dict(value)
-
-
 @router.post("", status_code=201)
 def create_game(body: NewGame, store: GameStore = Depends(get_store)) -> dict[str, Any]:
     """Start a game: players, the set and the house rules are fixed from here on."""
-    game = store.create_game(body.players, body.set, _rules(body.house_rules))
+    game = store.create_game(body.players, body.set, HouseRules.parse(body.house_rules))
     return {**game.summary(), "sheet": store.sheet(game.id)}
 
 

@@ -19,7 +19,7 @@ Protocol (one JSON object per text message from the server):
 Query parameters (all optional): `game_id` (a stored game: its players, set,
 rules and next round are used, and the game's plays, take-backs and violations
 are stored with it, see `GET /api/v1/games/{id}/live-events`), `set`, `house_rules`
-(JSON or a preset name), `players` (how many, 2-10; default 4, or the game's),
+(a preset name or a JSON object, read by `HouseRules.parse`), `players` (how many, 2-10; default 4, or the game's),
 `spinner_player` (seat from 0 that laid the spinner; default 0) and `round_double`
 (the double this round starts with; default: the game's next round, else taken
 from the spinner).
@@ -56,7 +56,7 @@ from engine import ConfigError, GameConfig, HouseRules, HouseRulesError, Tile
 
 from ..db import NotFound
 from ..deps import ApiError, Settings, get_settings
-from .common import check_set, parse_rules
+from .common import check_set
 
 log = logging.getLogger("chickenfoot.live")
 router = APIRouter(prefix="/api/v1", tags=["live"])
@@ -222,7 +222,7 @@ def _options(ws: WebSocket, settings: Settings) -> LiveOptions:
     round_double = _whole(q, "round_double")
     players = _whole(q, "players")
     spinner_player = _whole(q, "spinner_player") or 0
-    rules = parse_rules(q.get("house_rules"))
+    rules = HouseRules.parse(q.get("house_rules"))
     names: tuple[str, ...] | None = None
     if game_id:
         store = ws.app.state.store

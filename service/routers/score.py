@@ -10,9 +10,11 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, File, Form, Query, UploadFile
 
+from engine import HouseRules
+
 from ..db import GameStore
 from ..deps import RecognitionSlots, get_recognizer, get_slots, get_store
-from .common import check_set, jpeg_data_url, parse_rules, read_upload, require_multipart
+from .common import RULES_HELP, check_set, jpeg_data_url, read_upload, require_multipart
 
 router = APIRouter(prefix="/api/v1", tags=["score"])
 
@@ -20,7 +22,7 @@ router = APIRouter(prefix="/api/v1", tags=["score"])
 @router.post("/score", dependencies=[Depends(require_multipart)])
 def score_photo(
     photo: UploadFile = File(..., description="the hand photo (JPEG, PNG, WebP...)"),
-    house_rules: str | None = Form(None, description="house rules as a JSON object, or a preset name"),
+    house_rules: str | None = Form(None, description=RULES_HELP),
     set_max: int | None = Form(None, alias="set", description="the set in use; default: inferred"),
     game_id: str | None = Form(None, description="score under this stored game's rules and set"),
     annotate: bool = Query(True, description="include the annotated photo as a data URL"),
@@ -38,7 +40,7 @@ def score_photo(
     from vision.imageio import load_image
     from vision.report import hand_report
 
-    rules = parse_rules(house_rules)
+    rules = HouseRules.parse(house_rules)
     set_max = check_set(set_max)
     if game_id:
         game = store.get_game(game_id)
