@@ -58,6 +58,27 @@ def test_tiles_seen_at_an_angle_are_levelled_to_dominoes_of_one_size():
     assert 30 < view.degrees < 70
 
 
+def test_tiles_in_one_part_of_a_wide_picture_keep_their_size_when_levelled():
+    """A camera low across a table sees the room above it too. Levelled as a whole about the
+    picture's centre, the far side is blown up and the pixel cap shrinks the near tiles; framed on
+    the tiles, they come out no shorter than they were, and the picture no larger."""
+    from vision.perspective import MAX_PIXELS_GAIN, _level_view
+
+    w, h = 1920, 1080
+    tiles = np.stack([_domino(700 + 110 * (i % 5), 650 + 120 * (i // 5), 70, i * 0.6) for i in range(15)])
+    before = np.median(_sides(tiles[None])[0][0])
+
+    def median_length(view) -> float:
+        return float(np.median(_sides(np.stack([_apply(view.homography, b).astype(np.float64) for b in tiles])[None])[0][0]))
+
+    whole, framed = _level_view(1.7, 2.0, 0.0, w, h), _level_view(1.7, 2.0, 0.0, w, h, tiles)
+    assert median_length(whole) < 0.6 * before  # the failure: the tiles shrunk
+    assert median_length(framed) >= 0.95 * before
+    assert framed.size[0] * framed.size[1] <= MAX_PIXELS_GAIN * w * h + 2 * (w + h)
+    corners = np.stack([_apply(framed.homography, b) for b in tiles]).reshape(-1, 2)
+    assert corners.min() >= -1 and (corners.max(0) <= np.array(framed.size) + 1).all()
+
+
 def test_a_lone_box_out_of_shape_without_pips_is_not_evidence_of_an_angle():
     """A close-up of one tile is boxed loosely: levelling the real double-6 tile photos by their
     boxes alone read fewer of them right (0.986 exact instead of 0.998)."""

@@ -357,7 +357,7 @@ def find_level_view(boxes: list[np.ndarray], width: int, height: int,
     # then finer, around the best of the coarse grid
     a, p, turn = _best_view(pts, shapes, corners, turn + np.radians(np.linspace(-7.5, 7.5, 7)),
                             a * np.exp(np.linspace(-0.08, 0.08, 9)), p + np.linspace(-0.3, 0.3, 7))
-    view = _level_view(float(a), float(p), float(turn), width, height)
+    view = _level_view(float(a), float(p), float(turn), width, height, np.stack(boxes))
     squash = _squash_at(view.homography, np.stack(boxes).reshape(-1, 2).mean(0))
     if squash > 1 / MIN_STRETCH:
         return None
@@ -373,25 +373,53 @@ def _squash_at(hm: np.ndarray, at: np.ndarray) -> float:
     return float(s[1] / s[0])
 
 
-def _level_view(a: float, p: float, turn: float, width: int, height: int) -> LevelView:
+FRAME_MARGIN = 3.0
+"""How far beyond the boxes found, in their median length, the levelled picture reaches
+(`_level_view`): tiles the first reading missed lie among or beside those it found."""
+
+
+def _level_view(a: float, p: float, turn: float, width: int, height: int,
+                boxes: np.ndarray | None = None) -> LevelView:
     """The picture-pixel homography for the candidate (a, p, turn), scaled and shifted so the
-    levelled picture starts at (0, 0) and holds at most MAX_PIXELS_GAIN times the pixels."""
+    levelled picture starts at (0, 0) and holds at most MAX_PIXELS_GAIN times the pixels.
+
+    With `boxes` (n×4×2, the tiles found), the levelled picture is framed on the part of the
+    picture that holds them (`FRAME_MARGIN`) and keeps their scale where they lie. Why: a camera
+    low across a table sees the room above the table too; levelled as a whole about the
+    picture's centre, the far side (walls, people) is blown up many times, and the pixel cap then
+    shrank the tiles on the near side to a few pixels: on real frames from a seat at the table
+    the levelled reading found none of 21 tiles the photo as it was showed 18 of. Where the tiles
+    fill the picture, the frame is the whole picture, as before."""
     scale = float(max(width, height))
     centre = np.array([width / 2, height / 2])
     m, _ = _keystone_maps(np.array([turn]), np.array([a]), np.array([p]))
     to_norm = np.array([[1 / scale, 0, -centre[0] / scale], [0, 1 / scale, -centre[1] / scale], [0, 0, 1]])
     hm = m[0] @ to_norm
-    corners = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float64)
-    out = _apply(hm, corners).astype(np.float64)
+    frame = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float64)
+    k = scale  # levelled units -> pixels: as many pixels per unit as the picture had at its centre
+    if boxes is not None and len(boxes):
+        pts = np.asarray(boxes, np.float64).reshape(-1, 2)
+        length = float(np.median(_sides(np.asarray(boxes, np.float64))[0]))
+        lo, hi = pts.min(0) - FRAME_MARGIN * length, pts.max(0) + FRAME_MARGIN * length
+        lo, hi = np.maximum(lo, 0), np.minimum(hi, [width, height])
+        frame = np.array([[lo[0], lo[1]], [hi[0], lo[1]], [hi[0], hi[1]], [lo[0], hi[1]]])
+        # the tiles keep their size across the tilt where they lie (at the centre, as before)
+        k = 1.0 / _least_gain(hm, pts.mean(0))
+    out = _apply(hm, frame).astype(np.float64)
     lo, hi = out.min(0), out.max(0)
-    # levelled units -> pixels: as many pixels per unit as the picture had, less if that is too many
-    k = scale
     area = (hi - lo).prod() * k * k
     if area > MAX_PIXELS_GAIN * width * height:
         k *= np.sqrt(MAX_PIXELS_GAIN * width * height / area)
     fit = np.array([[k, 0, -lo[0] * k], [0, k, -lo[1] * k], [0, 0, 1]])
     size = (int(np.ceil((hi[0] - lo[0]) * k)), int(np.ceil((hi[1] - lo[1]) * k)))
     return LevelView(fit @ hm, size, a, p, turn)
+
+
+def _least_gain(hm: np.ndarray, at: np.ndarray) -> float:
+    """The smaller singular value of the map's Jacobian at `at` (levelled units per pixel)."""
+    d = np.array([[1.0, 0.0], [0.0, 1.0]])
+    jac = np.stack([(_apply(hm, at + e) - _apply(hm, at - e)) / 2 for e in d], 1).astype(np.float64)
+    return float(np.linalg.svd(jac, compute_uv=False)[1])
 
 
 __all__ = ["LevelView", "find_level_view", "guessed_steep_view", "looks_from_above", "looks_level", "mostly_level",
