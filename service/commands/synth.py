@@ -21,7 +21,9 @@ def _size(text: str) -> tuple[int, int] | None:
 
 def register(sub) -> None:
     p = sub.add_parser("synth", help="render synthetic domino scenes with labels")
-    p.add_argument("--kind", choices=["hand", "table", "sequence"], default="hand")
+    p.add_argument("--kind", choices=["hand", "table", "sequence", "hand3d", "table3d"], default="hand",
+                   help="hand/table: flat sprites under one homography; hand3d/table3d: tiles as 3D boxes "
+                        "(racks, stacks, standing tiles) seen by a pinhole camera 10-90 degrees above the table")
     p.add_argument("--count", type=int, default=100)
     p.add_argument("--out", required=True, help="output folder (created)")
     p.add_argument("--seed", type=int, default=0)
@@ -34,7 +36,7 @@ def register(sub) -> None:
                    help="tile faces: drawn at random (default), or coloured with pips told from them by hue only")
     p.add_argument("--camera", choices=["default", "steep"], default="default",
                    help="nearly straight down (default), or steep: 35-62 degrees off straight down, as a phone "
-                        "held by someone seated at the table")
+                        "held by someone seated at the table (for hand3d/table3d: a camera 10-45 degrees above the table)")
     p.add_argument("--contact-sheet", metavar="PNG", help="also write a contact sheet of the first scenes")
     p.set_defaults(func=run)
 

@@ -1,6 +1,7 @@
 """`chickenfoot train`: reproduce the committed models from scratch (data generation included)."""
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 
@@ -44,11 +45,16 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
+TRAINING_PACKAGES = ("torch", "torchvision", "ultralytics")
+"""What `chickenfoot train` needs beyond the run-time install (checked first, for a one-line error)."""
+
+
 def run(args) -> int:
-    try:
-        from vision.training.train import train_all
-    except ImportError as exc:
-        raise UserError(f"training needs the [train] extra ({exc.name} is missing): pip install -e '.[train]'") from None
+    missing = [name for name in TRAINING_PACKAGES if importlib.util.find_spec(name) is None]
+    if missing:
+        raise UserError(f"training needs the training dependencies ({', '.join(missing)} missing): "
+                        "make venv-train (installs requirements/train.txt)")
+    from vision.training.train import train_all
     from vision.synth.dataset import SynthJob, generate
     from vision.training.train import Recipe
 

@@ -59,7 +59,12 @@ def render_kind(kind: str, rng: np.random.Generator, size: tuple[int, int], set_
         from .table import render_table
 
         return render_table(rng, size, set_max, face=face, steep=steep)
-    raise ValueError(f"unknown scene kind {kind!r} (expected hand or table)")
+    if kind in ("hand3d", "table3d"):  # boxes seen by a pinhole camera (vision/synth/render3d.py)
+        from .render3d import render_hand3d, render_table3d
+
+        render = render_hand3d if kind == "hand3d" else render_table3d
+        return render(rng, size, set_max, face=face, steep=steep)
+    raise ValueError(f"unknown scene kind {kind!r} (expected hand, table, hand3d or table3d)")
 
 
 def _detect_label_lines(scene: Scene, w: int, h: int) -> list[str]:
