@@ -64,7 +64,7 @@ test-latest: chromium
 	$(LATEST_VENV)/bin/python -m pip install -q --disable-pip-version-check --require-hashes $(FIND_LINKS) -r requirements/test.txt
 	$(LATEST_VENV)/bin/python -m pip install -q --disable-pip-version-check --upgrade numpy opencv-python-headless opencv-python onnxruntime
 	$(LATEST_VENV)/bin/python -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e .
-	$(LATEST_VENV)/bin/python -m pip list --disable-pip-version-check 2>/dev/null | grep -iE "^(numpy|opencv|onnxruntime) "
+	$(LATEST_VENV)/bin/python -m pip list --disable-pip-version-check 2>/dev/null | grep -iE "^(numpy|opencv-python|opencv-python-headless|onnxruntime) "
 	$(LATEST_VENV)/bin/python -m pytest -q tests
 
 # Refresh the locks from pyproject.toml, keeping every pin that still fits (`lock-upgrade` takes
