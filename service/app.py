@@ -10,11 +10,17 @@ traceback in the answer or stops the server. Two guards run before any router:
   server's own page when they come from a browser (checked with Origin), so
   another site open in the same browser cannot record rounds.
 - `UploadLimit`: a body over the limit is refused with 413 before it is parsed.
+
+Around them, `CatchAll` answers any unexpected exception with the JSON 500 (the
+connection stays usable: an exception escaping to the server would drop it), and
+`SecurityHeaders` puts a Content-Security-Policy (`frame-ancestors 'none'`: no
+other site may frame the page) and X-Frame-Options on every response.
 """
 from __future__ import annotations
 
 import hmac
 import logging
+import re
 from http.cookies import SimpleCookie
 from typing import Any, Callable
 from urllib.parse import parse_qs, urlsplit
@@ -176,6 +182,80 @@ class UploadLimit:
         await self.app(scope, replay, send)
 
 
+PAGE_CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
+            "media-src 'self' blob:; connect-src 'self'{ws}; object-src 'none'; base-uri 'none'; "
+            "form-action 'self'; frame-ancestors 'none'")
+"""The page (static/index.html, app.js, app.css) loads only from this server: photos show as blob:
+and data: URLs, the live tab opens a WebSocket back to the same host."""
+DOCS_CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+            "img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'")
+"""/docs: FastAPI's Swagger page starts Swagger UI from an inline script, and Swagger UI styles inline."""
+_PLAIN_HOST = re.compile(r"^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$")
+
+
+class SecurityHeaders:
+    """Content-Security-Policy and X-Frame-Options on every HTTP response, errors included."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if scope.get("path", "") == "/docs":
+            csp = DOCS_CSP
+        else:
+            host = Headers(scope=scope).get("host", "")
+            ws = f" ws://{host} wss://{host}" if _PLAIN_HOST.match(host) else ""
+            csp = PAGE_CSP.format(ws=ws)
+        extra = [(b"content-security-policy", csp.encode("latin-1")), (b"x-frame-options", b"DENY"),
+                 (b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer")]
+
+        async def wrapped(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = dict(message)
+                names = {k.lower() for k, _ in message.get("headers", [])}
+                message["headers"] = list(message.get("headers", [])) + [h for h in extra if h[0] not in names]
+            await send(message)
+
+        await self.app(scope, receive, wrapped)
+
+
+class CatchAll:
+    """Answer an exception nothing else handled with the JSON 500, instead of letting it reach the
+    server (which logs it and then drops the keep-alive connection without a word). A WebSocket is
+    closed with code 1011 and a reason."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def wrapped(message: Message) -> None:
+            nonlocal started
+            if message["type"] in ("http.response.start", "websocket.accept", "websocket.close"):
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, wrapped)
+        except Exception:  # noqa: BLE001 - the point of this class
+            log.exception("unhandled error in %s %s", scope.get("method", "WEBSOCKET"), scope.get("path", ""))
+            try:
+                if scope["type"] == "http" and not started:
+                    await error_response(500, "internal_error",
+                                         "something went wrong on the server; it has been logged")(scope, receive, send)
+                elif scope["type"] == "websocket":
+                    await send({"type": "websocket.close", "code": 1011, "reason": "internal error"})
+            except Exception:  # noqa: BLE001 - the client is gone or the response half sent: nothing more to say
+                pass
+
+
 def _validation_message(exc: RequestValidationError) -> str:
     parts = []
     for err in exc.errors()[:5]:
@@ -251,5 +331,7 @@ def create_app(settings: Settings | None = None,
         app.include_router(router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     app.add_middleware(UploadLimit, limit=settings.max_upload_bytes)
-    app.add_middleware(AccessGuard, settings=settings)  # added last = runs first
+    app.add_middleware(AccessGuard, settings=settings)
+    app.add_middleware(CatchAll)
+    app.add_middleware(SecurityHeaders)  # added last = runs first
     return app

@@ -211,10 +211,20 @@ class GameStore:
             )
         return game
 
-    def list_games(self) -> list[StoredGame]:
+    def list_games(self, limit: int | None = None, offset: int = 0) -> list[StoredGame]:
+        """Stored games, newest first (ties in the order they were made, newest first); a page of
+        `limit` from `offset` when given."""
+        sql = "SELECT * FROM games ORDER BY created_at DESC, rowid DESC"
         with self._connect() as conn:
-            rows = conn.execute("SELECT * FROM games ORDER BY created_at DESC").fetchall()
+            if limit is None:
+                rows = conn.execute(sql).fetchall()
+            else:
+                rows = conn.execute(sql + " LIMIT ? OFFSET ?", (limit, offset)).fetchall()
         return [_game_from_row(r) for r in rows]
+
+    def count_games(self) -> int:
+        with self._connect() as conn:
+            return int(conn.execute("SELECT COUNT(*) FROM games").fetchone()[0])
 
     def get_game(self, game_id: str, conn: sqlite3.Connection | None = None) -> StoredGame:
         if conn is None:
@@ -222,7 +232,7 @@ class GameStore:
                 return self.get_game(game_id, c)
         row = conn.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:
-            raise NotFound(f"no game with id {game_id!r}")
+            raise NotFound(f"no game with id {_shown(game_id)}")
         return _game_from_row(row)
 
     # -- hand photos --------------------------------------------------------
@@ -249,7 +259,7 @@ class GameStore:
                 return self.get_hand(hand_id, c)
         row = conn.execute("SELECT * FROM hands WHERE id = ?", (hand_id,)).fetchone()
         if row is None:
-            raise NotFound(f"no hand photo with id {hand_id!r}")
+            raise NotFound(f"no hand photo with id {_shown(hand_id)}")
         corrections = conn.execute(
             "SELECT tile_id, pips, made_at FROM corrections WHERE hand_id = ? ORDER BY id", (hand_id,)
         ).fetchall()
@@ -293,7 +303,7 @@ class GameStore:
                     if json.loads(stored["entries"]) == normal:
                         return {"index": index, "replayed": True, "sheet": self._sheet(conn, game)}
                     raise Conflict(f"round {index} is already recorded with other scores")
-                raise Conflict(f"the next round of this game is round {count}, not {index}")
+                raise Conflict(f"the next round of this game is round {count}, not {_shown(index)}")
             if count >= game.config.rounds:
                 raise Conflict(f"the game is over: all {game.config.rounds} rounds are recorded")
             conn.execute(
@@ -383,7 +393,7 @@ class GameStore:
             if "points" in entry:
                 p = entry["points"]
                 if isinstance(p, bool) or not isinstance(p, int) or not 0 <= p <= 10_000:
-                    raise Invalid(f"{who}: points must be a whole number from 0 to 10000, got {p!r}")
+                    raise Invalid(f"{who}: points must be a whole number from 0 to 10000, got {_shown(p)}")
                 out.append({"points": p})
             elif "tiles" in entry:
                 tiles = entry["tiles"]
@@ -400,7 +410,7 @@ class GameStore:
                     raise Invalid(f"{who}: hand_id must be a string")
                 row = conn.execute("SELECT game_id FROM hands WHERE id = ?", (hand_id,)).fetchone()
                 if row is None:
-                    raise Invalid(f"{who}: no hand photo with id {hand_id!r}")
+                    raise Invalid(f"{who}: no hand photo with id {_shown(hand_id)}")
                 if row["game_id"] not in (None, game.id):
                     raise Invalid(f"{who}: hand photo {hand_id} belongs to another game")
                 used = conn.execute(
@@ -461,10 +471,36 @@ def _curve(raw: list[int], rules: HouseRules) -> list[int]:
     return list(raw)
 
 
+def _shown(value: Any, limit: int = 40) -> str:
+    """A value for an error message, never echoing a long one back whole (nor failing on a huge int)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10 ** limit:
+        return f"a number of {len(str(abs(value))) if abs(value) < 10 ** 4000 else 'over 4000'} digits"
+    text = repr(value) if isinstance(value, str) else str(value) if isinstance(value, (int, float)) else None
+    if text is None:
+        text = f"a {type(value).__name__}" if not isinstance(value, (list, dict)) else \
+            f"a {'list' if isinstance(value, list) else 'JSON object'}"
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def _parse_tile(value: Any, set_max: int) -> Tile:
+    """A typed tile: "6-4" (or 6|4, 6:4, 6/4) or [6, 4], each end a whole number from 0 to `set_max`.
+
+    Checked here, before the engine sees it: a float, an infinity or a huge number is refused in
+    plain words instead of rounding to a tile or overflowing."""
+    if isinstance(value, (list, tuple)):
+        if len(value) != 2:
+            raise Invalid(f"a tile has two ends, like [6, 4]; got {_shown(value)} with {len(value)} items")
+        for end in value:
+            if isinstance(end, bool) or not isinstance(end, int) or not 0 <= end <= set_max:
+                raise Invalid(f"tile ends must be whole numbers from 0 to {set_max}, got {_shown(end)}")
+    elif isinstance(value, str):
+        if len(value) > 12:
+            raise Invalid(f"cannot read a tile from {_shown(value, 15)}; write it like \"6-4\"")
+    else:
+        raise Invalid(f"a tile is written like \"6-4\" or [6, 4], got {_shown(value)}")
     try:
         tile = Tile.parse(value)
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError, OverflowError) as exc:
         raise Invalid(str(exc)) from None
     if not tile.in_set(set_max):
         raise Invalid(f"tile {tile} is not in a double-{set_max} set")

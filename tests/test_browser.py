@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -85,6 +86,14 @@ def _write_y4m(path: Path, frames: list[np.ndarray], fps: int = 5) -> None:
             f.write(cv2.cvtColor(bgr, cv2.COLOR_BGR2YUV_I420).tobytes())
 
 
+def _expect(locator):
+    """Playwright's waiting assertions, which run outside the page's scripts: the page's
+    Content-Security-Policy forbids evaluating strings, as `wait_for_function` does."""
+    from playwright.sync_api import expect
+
+    return expect(locator)
+
+
 @contextmanager
 def chromium(tmp_path: Path, extra_args: list[str] = ()):
     from playwright.sync_api import sync_playwright
@@ -117,7 +126,7 @@ def test_uploading_a_hand_photo_shows_the_score(server, tmp_path):
         errors = _watch_errors(page)
         page.goto(server + "/")
         page.set_input_files("#hand-photo", str(photo))
-        page.wait_for_function("/^\\d+$/.test(document.querySelector('#hand-score').textContent)", timeout=30_000)
+        _expect(page.locator("#hand-score")).to_have_text(re.compile(r"^\d+$"), timeout=30_000)
         assert page.is_visible("#hand-result")
         assert int(page.text_content("#hand-score")) >= 0
         assert "pips" in page.text_content("#hand-detail")
@@ -133,9 +142,9 @@ def test_an_iphone_heic_photo_is_scored_and_shown(server, tmp_path):
         errors = _watch_errors(page)
         page.goto(server + "/")
         page.set_input_files("#hand-photo", str(ROOT / "tests" / "fixtures" / "hand_3200x2400.heic"))
-        page.wait_for_function("/^\\d+$/.test(document.querySelector('#hand-score').textContent)", timeout=30_000)
+        _expect(page.locator("#hand-score")).to_have_text(re.compile(r"^\d+$"), timeout=30_000)
         assert page.text_content("#hand-detail").startswith("7 tiles, 103 pips")
-        page.wait_for_function("document.querySelector('#hand-img').src.startsWith('data:image/jpeg')", timeout=10_000)
+        _expect(page.locator("#hand-img")).to_have_attribute("src", re.compile(r"^data:image/jpeg"), timeout=10_000)
         assert page.eval_on_selector("#hand-img", "img => img.naturalWidth > 0")
         assert not errors, errors
 
@@ -158,8 +167,7 @@ def test_the_live_view_shows_events_from_the_camera(server, tmp_path):
         first = page.text_content("#live-events li")
         assert "watching" in first or "board changed" in first
         # the overlay is sized from the frames the server read: the fake camera's 640x480 video
-        page.wait_for_function("document.querySelector('#live-svg').getAttribute('viewBox') === '0 0 640 480'",
-                               timeout=10_000)
+        _expect(page.locator("#live-svg")).to_have_attribute("viewBox", "0 0 640 480", timeout=10_000)
         assert page.text_content("#live-state") == "watching"
         page.click("#live-stop")
         assert not errors, errors

@@ -32,15 +32,26 @@ def _free_port() -> int:
 
 
 @contextmanager
-def serve(db: Path, *extra: str, token: str | None = None) -> Iterator[tuple[subprocess.Popen, str]]:
-    """Start `chickenfoot serve` on a free loopback port; yields (process, base URL) once it answers."""
+def serve(db: Path, *extra: str, token: str | None = None,
+          host: str | None = None) -> Iterator[tuple[subprocess.Popen, str]]:
+    """Start `chickenfoot serve` on a free loopback port; yields (process, base URL) once it answers.
+
+    With `host`, the server listens there and the base URL is the one it printed at start."""
     port = _free_port()
     log = open(db.parent / f"serve-{port}.log", "w+b")  # a file, not a pipe nobody reads (it would fill up)
     proc = subprocess.Popen(
-        [sys.executable, "-c", LAUNCH, "serve", "--port", str(port), "--db", str(db), *extra],
+        [sys.executable, "-c", LAUNCH, "serve", "--port", str(port), "--db", str(db), *extra,
+         *(("--host", host) if host else ())],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
     )
     base = f"http://127.0.0.1:{port}"
+    if host:
+        deadline = time.monotonic() + 60
+        while b"chickenfoot: open " not in (printed := Path(log.name).read_bytes()):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"server printed no address: {printed.decode(errors='replace')}")
+            time.sleep(0.1)
+        base = printed.decode().split("chickenfoot: open ", 1)[1].split()[0].rstrip("/")
     headers = {"authorization": f"Bearer {token}"} if token else {}
     try:
         deadline = time.monotonic() + 60
@@ -201,3 +212,96 @@ def test_serve_explains_a_file_that_is_not_a_games_database(tmp_path, capsys):
     assert main(["serve", "--db", str(bad), "--port", "1"]) == 2
     err = capsys.readouterr().err
     assert "notes.txt" in err and "Traceback" not in err
+
+
+def test_serve_on_another_loopback_address_answers_at_the_address_it_prints(tmp_path):
+    # `--host 127.0.0.2` without a token used to start and refuse every request (host_not_allowed)
+    with serve(tmp_path / "g.sqlite3", host="127.0.0.2") as (_, base):
+        assert base.startswith("http://127.0.0.2:")
+        assert httpx.get(f"{base}/api/v1/health", timeout=5).status_code == 200
+        assert httpx.get(f"{base}/", timeout=5).status_code == 200
+
+
+def _ipv6_loopback() -> bool:
+    try:
+        with socket.socket(socket.AF_INET6) as s:
+            s.bind(("::1", 0))
+        return True
+    except OSError:
+        return False
+
+
+def test_serve_on_ipv6_loopback_prints_one_pair_of_brackets_and_answers_there(tmp_path):
+    import pytest
+
+    if not _ipv6_loopback():
+        pytest.skip("no IPv6 loopback here")
+    for given in ("[::1]", "::1"):
+        with serve(tmp_path / "g.sqlite3", host=given) as (_, base):
+            assert base.startswith("http://[::1]:") and "[[" not in base, base
+            assert httpx.get(f"{base}/api/v1/health", timeout=5).status_code == 200
+
+
+def test_the_address_serve_prints_is_always_one_it_answers():
+    from service.commands.serve import allowed_names, shown_url
+
+    assert shown_url("[::1]", 8000, None) == "http://[::1]:8000/"
+    assert shown_url("::1", 8000, None) == "http://[::1]:8000/"
+    assert shown_url("0.0.0.0", 8000, "tok") == "http://127.0.0.1:8000/?token=tok"
+    assert shown_url("127.0.0.2", 80, None) == "http://127.0.0.2:80/"
+    assert "127.0.0.2" in allowed_names("127.0.0.2") and "::1" in allowed_names("[0:0:0:0:0:0:0:1]")
+    assert "127.0.0.1" in allowed_names("127.0.0.2") and "localhost" in allowed_names("::1")
+
+
+def test_after_an_unexpected_error_the_keep_alive_connection_still_answers(tmp_path):
+    # an exception escaping the app made uvicorn drop the connection after its 500, without a word
+    import uvicorn
+
+    from service.app import create_app
+    from service.deps import Settings
+
+    app = create_app(Settings(db_path=tmp_path / "g.sqlite3"))
+
+    @app.get("/boom")
+    def boom():
+        raise RuntimeError("a bug")
+
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="critical"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not server.started:
+            assert time.monotonic() < deadline and thread.is_alive(), "server did not start"
+            time.sleep(0.05)
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+            answers = []
+            for path in ("/boom", "/api/v1/health"):
+                sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+                answers.append(_read_response(sock))
+        (status1, body1), (status2, _) = answers
+        assert status1 == 500 and json.loads(body1)["error"] == "internal_error"
+        assert status2 == 200
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+def _read_response(sock: socket.socket) -> tuple[int, bytes]:
+    """One HTTP/1.1 response with a Content-Length from a kept-alive socket: (status, body); (0, b"") if it closed."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            return 0, b""
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = next(int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")[1:]
+                  if line.lower().startswith(b"content-length:"))
+    while len(body) < length:
+        chunk = sock.recv(65536)
+        if not chunk:
+            return 0, b""
+        body += chunk
+    return int(head.split()[1]), body[:length]

@@ -26,6 +26,14 @@ from PIL import Image, UnidentifiedImageError
 TARGET_LONG_SIDE = 1600
 MAX_PIXELS_JPEG = 250_000_000  # JPEGs decode reduced, so very large ones are fine
 MAX_PIXELS_OTHER = 50_000_000  # PNG/WebP/etc decode in full: refuse bombs
+MAX_PIXELS_JPEG_BUFFERED = 50_000_000
+"""Progressive, multi-scan and arithmetic-coded JPEGs: libjpeg keeps every coefficient of the whole
+image in memory (2 bytes a sample) whatever scale it decodes at, so they get the full-decode limit."""
+FLAT_MIN_PIXELS = 12_000_000
+MAX_PIXELS_PER_BYTE = 100
+"""A PNG, WebP, TIFF... over `FLAT_MIN_PIXELS` holding more than this many pixels per byte of file is a
+decompression bomb, not a photo (a photo saved losslessly holds about one pixel a byte): refused
+before it is inflated."""
 MAX_BYTES = 60 * 1024 * 1024
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff", ".heic", ".heif", ".avif"}
 """File names taken for photos where a folder is read (`watch FOLDER`, `eval --single-tiles`)."""
@@ -120,14 +128,14 @@ def load_image(src: str | Path | bytes, name: str | None = None, target_long_sid
     heif_ready = is_heif and _heif_ready()
     try:
         Image.MAX_IMAGE_PIXELS = None  # we apply our own limits below, per format
+        # Image.open reads the header only: the size is known here and nothing is decoded yet
         with Image.open(io.BytesIO(data)) as im:
             fmt = im.format or "?"
             w0, h0 = im.size
-            orientation = 1
-            try:
-                orientation = int(im.getexif().get(0x0112, 1) or 1)
-            except Exception:  # broken EXIF is common in messenger photos; ignore it
-                orientation = 1
+            _check_header(data, fmt, w0, h0, label)  # refuses bombs before any pixel is decoded
+            orientation = _orientation(im, data, fmt)
+    except ImageError:
+        raise
     except UnidentifiedImageError:
         if is_heif:  # whose boxes do not parse
             if not heif_ready:
@@ -137,12 +145,7 @@ def load_image(src: str | Path | bytes, name: str | None = None, target_long_sid
         raise ImageError(f"{label}: not an image (unrecognised file type)", "not_image") from None
     except Exception as exc:  # noqa: BLE001 - any parser failure means "not readable"
         raise ImageError(f"{label}: cannot read image header ({type(exc).__name__})") from None
-    pixels = w0 * h0
     is_jpeg = fmt == "JPEG"
-    if pixels > (MAX_PIXELS_JPEG if is_jpeg else MAX_PIXELS_OTHER):
-        limit = (MAX_PIXELS_JPEG if is_jpeg else MAX_PIXELS_OTHER) / 1e6
-        raise ImageError(f"{label}: image is {pixels / 1e6:.0f} megapixels, over the {limit:.0f} MP limit for {fmt}",
-                         "too_large")
     factor = _reduction(max(w0, h0), target_long_side) if is_jpeg or fmt in FULL_DECODE_FORMATS else 1
     if fmt in FULL_DECODE_FORMATS:
         bgr = _decode_heif(data) if fmt == "HEIF" else _decode_with_pil(data, label)
@@ -153,16 +156,113 @@ def load_image(src: str | Path | bytes, name: str | None = None, target_long_sid
         buf = np.frombuffer(data, np.uint8)
         bgr = cv2.imdecode(buf, _REDUCED[factor] | cv2.IMREAD_IGNORE_ORIENTATION)
         if bgr is None and fmt in ("PNG", "JPEG", "WEBP", "BMP", "TIFF", "MPO", "GIF"):
-            bgr = _decode_with_pil(data, label)
+            bgr = _decode_with_pil(data, label, factor)
     if bgr is None:
         raise ImageError(f"{label}: image data is corrupt or truncated")
-    if is_jpeg and _looks_truncated(data):
-        # libjpeg fills a cut-off file with grey and carries on; refuse rather than misread
-        raise ImageError(f"{label}: JPEG is truncated (no end-of-image marker)")
     bgr = _apply_orientation(bgr, orientation)
     h, w = bgr.shape[:2]
     W, H = (h0, w0) if orientation in (5, 6, 7, 8) else (w0, h0)
     return LoadedImage(np.ascontiguousarray(bgr), W / w, W, H, label)
+
+
+def _check_header(data: bytes, fmt: str, w: int, h: int, label: str) -> None:
+    """Refuse, from the header alone, what would cost far more to decode than a photo does: too many
+    pixels for the format, a JPEG whose decoder would hold the whole image, a file too small for the
+    size it declares (a decompression bomb), a JPEG cut off before its end. Nothing is decoded here."""
+    pixels = w * h
+    if w <= 0 or h <= 0:
+        raise ImageError(f"{label}: image declares no pixels ({w}x{h})")
+    is_jpeg = fmt == "JPEG"
+    limit = MAX_PIXELS_JPEG if is_jpeg else MAX_PIXELS_OTHER
+    if pixels > limit:
+        raise ImageError(f"{label}: image is {pixels / 1e6:.0f} megapixels, over the {limit / 1e6:.0f} MP limit "
+                         f"for {fmt}", "too_large")
+    if fmt in ("JPEG", "MPO"):
+        frame = _jpeg_frame(data)
+        if frame is None or _looks_truncated(data):
+            # libjpeg fills a cut-off file with grey and carries on; refuse rather than misread
+            raise ImageError(f"{label}: JPEG is truncated (no end-of-image marker)")
+        buffered, arithmetic, mcus, scan_bytes = frame
+        if buffered and pixels > MAX_PIXELS_JPEG_BUFFERED:
+            raise ImageError(f"{label}: progressive JPEG is {pixels / 1e6:.0f} megapixels, over the "
+                             f"{MAX_PIXELS_JPEG_BUFFERED / 1e6:.0f} MP limit for progressive JPEGs", "too_large")
+        if not arithmetic and scan_bytes * 8 < mcus:
+            # every block of a Huffman-coded JPEG costs at least one bit: this one cannot hold its pixels
+            raise ImageError(f"{label}: JPEG declares {w}x{h} pixels but holds only {scan_bytes} bytes of image "
+                             "data: it is corrupt or truncated")
+    elif pixels > FLAT_MIN_PIXELS and pixels > MAX_PIXELS_PER_BYTE * len(data):
+        raise ImageError(f"{label}: {fmt} is {pixels / 1e6:.0f} megapixels in only {len(data) / 1e3:.0f} KB: "
+                         "a decompression bomb, not a photo", "too_large")
+
+
+def _jpeg_frame(data: bytes) -> tuple[bool, bool, int, int] | None:
+    """From a JPEG's header segments: (whether libjpeg buffers the whole image: progressive or a first
+    scan holding only some components, whether it is arithmetic-coded, how many MCUs the frame holds,
+    how many bytes follow the first start-of-scan). None when there is no frame header or scan."""
+    i, n = 2, len(data)
+    sof: tuple[int, int, int, int, int] | None = None  # marker, width, height, components, mcus
+    while i + 4 <= n:
+        if data[i] != 0xFF:
+            return None
+        marker = data[i + 1]
+        if marker == 0xFF:
+            i += 1
+            continue
+        if 0xD0 <= marker <= 0xD7 or marker == 0x01:
+            i += 2
+            continue
+        length = int.from_bytes(data[i + 2:i + 4], "big")
+        seg = data[i + 4:i + 2 + length]
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC) and sof is None and len(seg) >= 6:
+            h, w, nf = int.from_bytes(seg[1:3], "big"), int.from_bytes(seg[3:5], "big"), seg[5]
+            factors = [(seg[7 + 3 * k] >> 4, seg[7 + 3 * k] & 15) for k in range(nf) if 8 + 3 * k <= len(seg)]
+            hmax = max([f[0] for f in factors] + [1])
+            vmax = max([f[1] for f in factors] + [1])
+            mcus = -(-w // (8 * hmax)) * -(-h // (8 * vmax))
+            sof = (marker, w, h, nf, mcus)
+        elif marker == 0xDA:
+            if sof is None or not seg:
+                return None
+            marker_sof, _, _, nf, mcus = sof
+            progressive = marker_sof in (0xC2, 0xC6, 0xCA, 0xCE)
+            arithmetic = marker_sof >= 0xC9
+            return progressive or seg[0] < nf, arithmetic, mcus, n - (i + 2 + length)
+        i += 2 + length
+    return None
+
+
+def _orientation(im: Image.Image, data: bytes, fmt: str) -> int:
+    """The EXIF orientation (1-8; 1 when absent or unreadable), read without decoding any pixels.
+
+    Pillow's PNG `getexif()` decodes the whole image to find an eXIf chunk after the pixel data,
+    so for PNG the chunk is looked up in the file's bytes instead."""
+    try:
+        if fmt == "PNG":
+            raw = _png_chunk(data, b"eXIf")
+            if raw is None:
+                return 1
+            exif = Image.Exif()
+            exif.load(raw)
+        else:
+            exif = im.getexif()
+        value = int(exif.get(0x0112, 1) or 1)
+        return value if 1 <= value <= 8 else 1
+    except Exception:  # noqa: BLE001 - broken EXIF is common in messenger photos; ignore it
+        return 1
+
+
+def _png_chunk(data: bytes, kind: bytes) -> bytes | None:
+    """The first chunk of `kind` in a PNG, found by walking chunk lengths (the pixel data is skipped, not read)."""
+    i, n = 8, len(data)
+    while i + 8 <= n:
+        length = int.from_bytes(data[i:i + 4], "big")
+        name = data[i + 4:i + 8]
+        if name == kind:
+            return data[i + 8:i + 8 + length]
+        if name == b"IEND":
+            return None
+        i += 12 + length
+    return None
 
 
 def _looks_truncated(data: bytes) -> bool:
@@ -188,9 +288,12 @@ def _looks_truncated(data: bytes) -> bool:
     return True
 
 
-def _decode_with_pil(data: bytes, label: str) -> np.ndarray | None:
+def _decode_with_pil(data: bytes, label: str, factor: int = 1) -> np.ndarray | None:
+    """Pillow's decode, where OpenCV's failed; a JPEG is decoded reduced by `factor` here too."""
     try:
         with Image.open(io.BytesIO(data)) as im:
+            if factor > 1 and im.format in ("JPEG", "MPO"):
+                im.draft("RGB", (max(1, im.width // factor), max(1, im.height // factor)))
             im.load()
             rgb = np.asarray(im.convert("RGB"))
         return np.ascontiguousarray(rgb[..., ::-1])

@@ -29,13 +29,47 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
+def bare_host(host: str) -> str:
+    """The address without the brackets an IPv6 address may be written in ("[::1]" -> "::1")."""
+    host = host.strip()
+    return host[1:-1] if host.startswith("[") and host.endswith("]") else host
+
+
 def is_loopback(host: str) -> bool:
+    host = bare_host(host)
     if host == "localhost":
         return True
     try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
+        return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def allowed_names(host: str) -> tuple[str, ...]:
+    """Host header names a loopback server listening on `host` answers to without a token: the usual
+    loopback names plus the address it was told to listen on (as typed and in canonical form), so the
+    address printed at start is one the server answers."""
+    from ..deps import LOOPBACK_HOSTS
+
+    names = list(LOOPBACK_HOSTS)
+    host = bare_host(host)
+    extra = [host.lower()]
+    try:
+        extra.append(str(ipaddress.ip_address(host)))
+    except ValueError:
+        pass
+    for name in extra:
+        if name not in names and name not in ("0.0.0.0", "::"):
+            names.append(name)
+    return tuple(names)
+
+
+def shown_url(host: str, port: int, token: str | None) -> str:
+    """The address to open: a wildcard address shows as 127.0.0.1, an IPv6 address in one pair of brackets."""
+    host = bare_host(host)
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+    shown = f"[{shown}]" if ":" in shown else shown
+    return f"http://{shown}:{port}/" + (f"?token={token}" if token else "")
 
 
 def run(args) -> int:
@@ -50,7 +84,10 @@ def run(args) -> int:
     token = args.token or os.environ.get(TOKEN_ENV) or None
     if token == "new":
         token = secrets.token_urlsafe(18)
-    if not is_loopback(args.host) and not token:
+    host = bare_host(args.host)
+    if not host:
+        raise UserError("--host needs an address, e.g. 127.0.0.1")
+    if not is_loopback(host) and not token:
         raise UserError(
             f"listening on {args.host} lets other machines reach the API; "
             f"set an access token with --token TOKEN (or --token new, or {TOKEN_ENV}=...)"
@@ -65,6 +102,7 @@ def run(args) -> int:
             token=token,
             max_upload_bytes=int(args.max_upload_mb * 2**20),
             model_dir=args.model,
+            allowed_hosts=allowed_names(host),
         )
     except ValueError as exc:
         raise UserError(str(exc)) from None
@@ -73,13 +111,11 @@ def run(args) -> int:
     except StoreOpenError as exc:
         raise UserError(str(exc)) from None
     _warm_models(settings.model_dir)
-    shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
-    shown = f"[{shown}]" if ":" in shown else shown
-    url = f"http://{shown}:{args.port}/" + (f"?token={token}" if token else "")
+    url = shown_url(host, args.port, token)
     print(f"chickenfoot: games in {settings.db_path}", file=sys.stderr)
     print(f"chickenfoot: open {url}  (API docs at /docs)", file=sys.stderr, flush=True)
     uvicorn.run(
-        app, host=args.host.strip("[]"), port=args.port, log_level="warning",
+        app, host=host, port=args.port, log_level="warning",
         ws_max_size=settings.max_upload_bytes + 4096, timeout_graceful_shutdown=5,
     )
     return 0

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends, Response
+from fastapi import APIRouter, Depends, Query, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
@@ -47,10 +47,22 @@ def create_game(body: NewGame, store: GameStore = Depends(get_store)) -> dict[st
     return {**game.summary(), "sheet": store.sheet(game.id)}
 
 
+MAX_PAGE = 500
+
+
 @router.get("")
-def list_games(store: GameStore = Depends(get_store)) -> dict[str, Any]:
-    """Every stored game, newest first."""
-    return {"games": [g.summary() for g in store.list_games()]}
+def list_games(
+    limit: int = Query(50, ge=1, le=MAX_PAGE, description=f"games per page (1 to {MAX_PAGE})"),
+    offset: int = Query(0, ge=0, le=2**62, description="how many of the newest games to skip"),
+    store: GameStore = Depends(get_store),
+) -> dict[str, Any]:
+    """Stored games, newest first, a page at a time: `total` says how many there are in all and
+    `next_offset` where the next page starts (null on the last page)."""
+    total = store.count_games()
+    games = [g.summary() for g in store.list_games(limit, offset)]
+    following = offset + len(games)
+    return {"games": games, "total": total, "limit": limit, "offset": offset,
+            "next_offset": following if following < total else None}
 
 
 @router.get("/{game_id}")

@@ -266,6 +266,8 @@ def _frame_bytes(message: dict[str, Any]) -> bytes:
     text = message.get("text")
     try:
         data = json.loads(text)
+    except RecursionError:
+        raise ApiError(400, "bad_message", "the message is not valid JSON: nested too deeply") from None
     except (TypeError, ValueError):
         raise ApiError(400, "bad_message", "send a frame as binary JPEG/PNG or JSON {\"type\": \"frame\", \"image\": base64}") from None
     if not isinstance(data, dict):
@@ -298,7 +300,7 @@ async def live(ws: WebSocket) -> None:
         options = _options(ws, settings)
     except (ApiError, NotFound, HouseRulesError) as exc:
         await _send(ws, {"type": "error", "error": getattr(exc, "code", "invalid"), "message": str(exc)})
-        await ws.close(code=1008)
+        await _close(ws, 1008, str(exc))
         return
     try:
         tracker = await run_in_threadpool(ws.app.state.tracker_factory, options)
@@ -312,7 +314,7 @@ async def live(ws: WebSocket) -> None:
             log.exception("could not start a live tracker")
             error = {"type": "error", "error": "internal", "message": "the live tracker could not be started"}
         await _send(ws, error)
-        await ws.close(code=1011)
+        await _close(ws, 1011, error["message"])
         return
     slots = ws.app.state.slots
     store = ws.app.state.store if options.game_id else None
@@ -385,6 +387,18 @@ def _read_frame(tracker: Tracker, slots: Any, data: bytes, frame: int, store: An
                 log.exception("could not store live events for game %s", options.game_id)
                 replies.append(_event("notice", frame, "these events could not be stored with the game"))
     return replies
+
+
+async def _close(ws: WebSocket, code: int, reason: str) -> None:
+    """Close with a reason a client can show (a close frame's reason holds at most 123 bytes)."""
+    reason = " ".join(reason.split())
+    data = reason.encode("utf-8")
+    if len(data) > 120:
+        reason = data[:117].decode("utf-8", "ignore") + "..."
+    try:
+        await ws.close(code=code, reason=reason)
+    except (RuntimeError, OSError, WebSocketDisconnect):
+        pass
 
 
 async def _send(ws: WebSocket, payload: dict[str, Any]) -> bool:

@@ -195,15 +195,20 @@ let game = null; // the selected game with its sheet
 
 function currentGame() { return game; }
 
+const GAMES_SHOWN = 100; // the newest games offered in the list; an older one chosen before still opens
+
 async function loadGames() {
+  const chosen = game ? game.id : localStorage.getItem("chickenfoot.game");
   try {
-    games = (await api("/api/v1/games")).games;
+    games = (await api(`/api/v1/games?limit=${GAMES_SHOWN}`)).games;
+    if (chosen && !games.some((g) => g.id === chosen)) {
+      try { games.push(await api(`/api/v1/games/${encodeURIComponent(chosen)}`)); } catch (e) { /* gone: not offered */ }
+    }
   } catch (e) {
     setStatus($("#game-status"), e.message, true);
     return;
   }
   const select = $("#game-select");
-  const chosen = game ? game.id : localStorage.getItem("chickenfoot.game");
   select.replaceChildren(new Option("—", ""), ...games.map((g) =>
     new Option(`${g.players.join(", ")} · ${g.created_at.slice(0, 10)}`, g.id)));
   if (chosen && games.some((g) => g.id === chosen)) {
