@@ -14,10 +14,11 @@ from .audit import (
     layout_from_round,
 )
 from .board import Board, BoardNode, OpenEnd, Placement
-from .deal import Deal, GameConfig, check_deal_possible, make_deal
+from .deal import Deal, GameConfig, check_deal_possible, make_deal, max_players
 from .errors import (
     AlreadyDrew,
     BoneyardEmpty,
+    CannotUndo,
     ChickieUnfinished,
     ConfigError,
     DealError,
@@ -45,7 +46,7 @@ from .simulate import SimulationResult, random_game, random_round, random_step, 
 from .tiles import SUPPORTED_SETS, Tile, doubles, full_set, set_pip_total, tile_count
 
 __all__ = [
-    "AlreadyDrew", "AuditReport", "Board", "BoardNode", "BoneyardEmpty", "ChickieInfo", "ChickieUnfinished",
+    "AlreadyDrew", "AuditReport", "Board", "BoardNode", "BoneyardEmpty", "CannotUndo", "ChickieInfo", "ChickieUnfinished",
     "ConfigError", "Deal", "DealError", "EndsDoNotMatch", "EngineError", "Game", "GameConfig", "GameState",
     "HouseRules", "HouseRulesError", "IllegalPlay", "Layout", "LayoutBuilder", "LayoutEdge", "LayoutTile",
     "MustDrawFirst", "MustPlay", "NoSuchOpenEnd", "NotYourTurn", "NothingToAnnounce", "OnlyDrawnTile",
@@ -53,7 +54,7 @@ __all__ = [
     "RoundResult", "RoundState", "SUPPORTED_SETS", "ScoreSheet", "SimulationResult", "SpinnerArmsUnfinished",
     "Standing", "Tile", "TileNotInBoneyard", "TileNotInHand", "TileNotInSet", "TurnError", "Violation",
     "audit_layout", "check_deal_possible", "doubles", "dumps_record", "full_set", "hand_score",
-    "layout_from_board", "layout_from_round", "load_record", "make_deal", "random_game", "random_round", "random_step",
+    "layout_from_board", "layout_from_round", "load_record", "make_deal", "max_players", "random_game", "random_round", "random_step",
     "rank_players", "round_scores", "save_record", "set_pip_total", "simulate", "table_hand_size",
     "tile_count", "tile_score",
 ]

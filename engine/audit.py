@@ -249,7 +249,7 @@ def audit_layout(layout: Layout, set_max: int, rules: HouseRules, round_double: 
     spinner_value = tiles[spinner][0]
     if not is_double(spinner):
         flag("spinner_not_double", f"the starting tile {_name(tiles[spinner])} is not a double", [spinner])
-    elif round_double is not None and (
+    elif round_double is not None and rules.start_double != "highest_unused" and (
         spinner_value > round_double
         or (spinner_value != round_double and rules.start_double == "required")
     ):

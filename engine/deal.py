@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import ConfigError, DealError
-from .rules import MAX_PLAYERS, MIN_PLAYERS, HouseRules
+from .rules import MIN_PLAYERS, HouseRules
 from .tiles import SUPPORTED_SETS, Tile, full_set, tile_count
 
 
@@ -26,8 +26,8 @@ class GameConfig:
     def __post_init__(self) -> None:
         if isinstance(self.players, bool) or not isinstance(self.players, int):
             raise ConfigError(f"players must be a whole number, got {self.players!r}")
-        if not MIN_PLAYERS <= self.players <= MAX_PLAYERS:
-            raise ConfigError(f"players must be between {MIN_PLAYERS} and {MAX_PLAYERS}, got {self.players}")
+        if self.players < MIN_PLAYERS:
+            raise ConfigError(f"players must be at least {MIN_PLAYERS}, got {self.players}")
         if self.set_max not in SUPPORTED_SETS:
             raise ConfigError(
                 f"unsupported set double-{self.set_max}; choose one of "
@@ -35,7 +35,11 @@ class GameConfig:
             )
         if not isinstance(self.rules, HouseRules):
             raise ConfigError("rules must be a HouseRules object")
+        # No fixed upper bound: "un ensemble double-douze est excellent pour plus de 10 joueurs,
+        # chacun ayant 7 dominos"; the set's tiles (hands plus a boneyard) are the limit.
         check_deal_possible(self.players, self.set_max, self.rules.hand_size_for(self.players))
+        if self.rules.first_round_draw:
+            check_start_draw_possible(self.players, self.set_max, self.hand_size)
 
     @property
     def hand_size(self) -> int:
@@ -74,6 +78,34 @@ def check_deal_possible(players: int, set_max: int, hand_size: int) -> None:
             f"double-{set_max} set and still leave a boneyard ({dealt} tiles needed, at most "
             f"{total - 1} allowed); use a bigger set or a smaller hand size"
         )
+
+
+def check_start_draw_possible(players: int, set_max: int, hand_size: int) -> None:
+    """Refuse a first-round draw the boneyard cannot give: every player draws one tile."""
+    left = tile_count(set_max) - players * hand_size
+    if left < players:
+        raise DealError(
+            f"the first-round draw needs one tile for each of {players} players, but the boneyard "
+            f"of a double-{set_max} set holds only {left} after dealing {hand_size} each"
+        )
+
+
+def max_players(set_max: int, rules: HouseRules | None = None) -> int:
+    """Most players a set seats under `rules`: every hand dealt and a boneyard left (one tile
+    per player with the first-round draw). Not a fixed ten: a double-12 set seats twelve."""
+    rules = rules or HouseRules()
+    best = MIN_PLAYERS - 1
+    players = MIN_PLAYERS
+    while players < tile_count(set_max):
+        try:
+            GameConfig(players, set_max, rules)
+        except ConfigError:
+            if rules.hand_size != "table":
+                break  # fixed hands: more players only need more tiles
+        else:
+            best = players
+        players += 1
+    return best
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,10 +147,7 @@ class Deal:
         if not 0 <= self.first_seat < config.players:
             raise DealError(f"first_seat must name a seat between 0 and {config.players - 1}")
         if self.start_draw is not None:
-            if len(self.start_draw) != config.players:
-                raise DealError("start_draw needs one tile per player")
-            if any(t not in self.boneyard for t in self.start_draw):
-                raise DealError("start_draw tiles must come from the boneyard")
+            check_start_draw(self.start_draw, self.boneyard, config.players)
 
     @classmethod
     def arrange(
@@ -163,11 +192,49 @@ class Deal:
         )
 
 
-def make_deal(config: GameConfig, rng: random.Random, round_index: int = 0) -> Deal:
-    """Shuffle and deal; the first seat rotates with the round so no seat always draws first."""
-    tiles = full_set(config.set_max)
+def check_start_draw(start_draw: tuple[Tile, ...], boneyard: tuple[Tile, ...] | list[Tile], players: int) -> None:
+    """A first-round draw is one different boneyard tile per player."""
+    if len(boneyard) < players:
+        raise DealError(
+            f"the first-round draw needs one tile for each of {players} players, "
+            f"but the boneyard holds only {len(boneyard)}"
+        )
+    if len(start_draw) != players:
+        raise DealError(f"start_draw needs one tile per player ({players}), got {len(start_draw)}")
+    seen: set[Tile] = set()
+    for tile in start_draw:
+        if tile in seen:
+            raise DealError(f"start_draw names {tile} twice; each player draws a different tile")
+        seen.add(tile)
+    if any(t not in boneyard for t in start_draw):
+        raise DealError("start_draw tiles must come from the boneyard")
+
+
+def shuffled(tiles: list[Tile], rng: random.Random) -> list[Tile]:
+    """`tiles` in random order (sorting on random keys: several times faster than rng.shuffle)."""
     rnd = rng.random
-    tiles.sort(key=lambda _tile: rnd())  # a uniform shuffle, several times faster than rng.shuffle
+    tiles.sort(key=lambda _tile: rnd())
+    return tiles
+
+
+def draw_and_return(boneyard: list[Tile], players: int, rng: random.Random) -> tuple[tuple[Tile, ...], list[Tile]]:
+    """The first-round draw: each player takes the next tile, then "everyone returns their drawn
+    domino to the boneyard", where they are mixed in again so they are not the next tiles drawn."""
+    check_start_draw(tuple(boneyard[:players]), boneyard, players)
+    drawn = tuple(boneyard[:players])
+    return drawn, shuffled(list(boneyard), rng)
+
+
+def make_deal(config: GameConfig, rng: random.Random, round_index: int = 0) -> Deal:
+    """Shuffle and deal; the first seat rotates with the round so no seat always draws first.
+    The first round's start draw is made here too, with the same random source, so the deal
+    records both what was drawn and the boneyard after those tiles went back."""
+    tiles = shuffled(full_set(config.set_max), rng)
     h = config.hand_size
-    hands = tuple(tuple(tiles[i * h:(i + 1) * h]) for i in range(config.players))
-    return Deal(hands, tuple(tiles[config.players * h:]), round_index % config.players)
+    n = config.players
+    hands = tuple(tuple(tiles[i * h:(i + 1) * h]) for i in range(n))
+    boneyard = tiles[n * h:]
+    start_draw = None
+    if config.rules.first_round_draw and round_index == 0:
+        start_draw, boneyard = draw_and_return(boneyard, n, rng)
+    return Deal(hands, tuple(boneyard), round_index % n, start_draw)

@@ -110,6 +110,13 @@ class NothingToAnnounce(IllegalPlay):
     code = "nothing_to_announce"
 
 
+class CannotUndo(IllegalPlay):
+    """The last action cannot be taken back: nothing was done yet, or another player has
+    acted since."""
+
+    code = "cannot_undo"
+
+
 ILLEGAL_PLAY_TYPES: dict[str, type[IllegalPlay]] = {
     cls.code: cls
     for cls in (
@@ -128,5 +135,6 @@ ILLEGAL_PLAY_TYPES: dict[str, type[IllegalPlay]] = {
         BoneyardEmpty,
         TileNotInBoneyard,
         NothingToAnnounce,
+        CannotUndo,
     )
 }

@@ -76,12 +76,17 @@ class GameState:
         if self.current is not None:
             raise RoundOver("finish the current round before dealing the next")
         index = self.round_index
+        used = self.used_doubles()
         if deal is None:
             deal = make_deal(self.config, rng or random.Random(), index)
-            self.current = RoundState(self.config, index, deal, check_deal=False)
+            self.current = RoundState(self.config, index, deal, check_deal=False, used_doubles=used)
         else:
-            self.current = RoundState(self.config, index, deal)
+            self.current = RoundState(self.config, index, deal, used_doubles=used, rng=rng)
         return self.current
+
+    def used_doubles(self) -> frozenset[int]:
+        """Doubles that started a finished round: crossed out on the score sheet."""
+        return frozenset(r.spinner.high for r in self.results)
 
     def finish_round(self) -> RoundResult:
         """Score the round in progress (it must be over) and add it to the sheet."""

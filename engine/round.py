@@ -17,10 +17,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from .board import SLOT_STRIDE, Board, OpenEnd, Placement
-from .deal import Deal, GameConfig, make_deal
+from .deal import Deal, GameConfig, draw_and_return, make_deal
 from .errors import (
     AlreadyDrew,
     BoneyardEmpty,
+    CannotUndo,
     ChickieUnfinished,
     EndsDoNotMatch,
     MustDrawFirst,
@@ -98,12 +99,18 @@ class RoundState:
         "config", "rules", "players", "set_max", "round_index", "round_double", "deal",
         "board", "spinner_player", "first_player", "opening_draws", "start_draw",
         "_hands", "_boneyard", "_turn", "_drawn", "_over", "_winner", "_stalemate",
-        "_history", "_windows", "_skips", "_voluntary", "_little",
+        "_history", "_windows", "_skips", "_voluntary", "_little", "used_doubles", "_undo_floor",
     )
 
-    def __init__(self, config: GameConfig, round_index: int, deal: Deal, *, check_deal: bool = True) -> None:
+    def __init__(self, config: GameConfig, round_index: int, deal: Deal, *, check_deal: bool = True,
+                 used_doubles: frozenset[int] = frozenset(), rng: random.Random | None = None) -> None:
+        """`used_doubles`: values of the doubles that started earlier rounds (crossed out on the
+        score sheet; start_double "highest_unused" skips them). `rng`: mixes the first-round draw
+        back into the boneyard when the deal does not say what was drawn."""
         if check_deal:
             deal.check(config)
+        if config.rules.first_round_draw and round_index == 0 and deal.start_draw is None:
+            deal = _with_start_draw(deal, config.players, rng or random.Random())
         self.config = config
         self.rules = rules = config.rules
         self.players = n = config.players
@@ -125,13 +132,17 @@ class RoundState:
         self._little = rules.chickenlittle
         self.opening_draws: list[tuple[int, Tile]] = []
         self.start_draw: tuple[Tile, ...] | None = None
+        self.used_doubles = frozenset(used_doubles)
+        self._undo_floor = 0
 
         starter: int | None = None
-        if rules.first_round_draw and round_index == 0:
-            drawn = self.start_draw = deal.start_draw or self._peek_start_draw()
+        if rules.first_round_draw and round_index == 0 and deal.start_draw is not None:
+            drawn = self.start_draw = deal.start_draw
             # Highest tile starts: most pips, then the higher end (which makes the order total).
             starter = max(range(n), key=lambda p: (drawn[p].pips, drawn[p].high, -p))
         spinner, holder = self._find_spinner(starter if starter is not None else deal.first_seat)
+        if rules.start_double == "highest_unused":
+            self.round_double = spinner.high  # the score sheet row is the double crossed out
         self._hands[holder].remove(spinner)
         self.board.place_spinner(spinner, holder)
         self.spinner_player = holder
@@ -152,16 +163,17 @@ class RoundState:
 
     # --- opening -----------------------------------------------------------------
 
-    def _peek_start_draw(self) -> tuple[Tile, ...]:
-        # Each seat in turn draws from the top and puts the tile back underneath.
-        pile = self._boneyard
-        return tuple(pile[-1 - (p % len(pile))] for p in range(self.players))
-
     def _find_spinner(self, first_drawer: int) -> tuple[Tile, int]:
         target = self.round_double
         hands = self._hands
         fits: Callable[[Tile], bool]
-        if self.rules.start_double == "required":
+        if self.rules.start_double == "highest_unused":
+            used = self.used_doubles
+            fits = lambda t: t.is_double and t.high not in used  # noqa: E731
+            held = [(t, p) for p, hand in enumerate(hands) for t in hand if fits(t)]
+            if held:
+                return max(held, key=lambda tp: tp[0].high)
+        elif self.rules.start_double == "required":
             wanted = Tile(target, target)
             for p, hand in enumerate(hands):
                 if wanted in hand:
@@ -176,7 +188,13 @@ class RoundState:
             if best is not None:
                 return best
             fits = lambda t: t.is_double and t.high <= target  # noqa: E731
-        # Nobody holds it: seats draw in turn, keeping what they draw, until it shows up.
+        if self.rules.double_draw == "everyone":
+            return self._draw_for_double_together(first_drawer, fits)
+        return self._draw_for_double_in_turn(first_drawer, fits)
+
+    def _draw_for_double_in_turn(self, first_drawer: int, fits: Callable[[Tile], bool]) -> tuple[Tile, int]:
+        """Nobody holds it: seats draw in turn, keeping what they draw, until it shows up."""
+        hands = self._hands
         p = first_drawer
         while self._boneyard:
             tile = self._boneyard.pop()
@@ -185,6 +203,27 @@ class RoundState:
             if fits(tile):
                 return tile, p
             p = (p + 1) % self.players
+        raise AssertionError("the starting double was neither dealt nor in the boneyard")
+
+    def _draw_for_double_together(self, first_drawer: int, fits: Callable[[Tile], bool]) -> tuple[Tile, int]:
+        """Nobody holds it: "Every player must draw one domino. This process repeats until
+        someone draws the double"; of doubles drawn in the same pass, the highest starts.
+        Everyone keeps what they drew. A pass the boneyard runs out in ends early."""
+        hands = self._hands
+        n = self.players
+        while self._boneyard:
+            found: list[tuple[Tile, int]] = []
+            for k in range(n):
+                if not self._boneyard:
+                    break
+                p = (first_drawer + k) % n
+                tile = self._boneyard.pop()
+                hands[p].append(tile)
+                self.opening_draws.append((p, tile))
+                if fits(tile):
+                    found.append((tile, p))
+            if found:
+                return max(found, key=lambda tp: tp[0].high)
         raise AssertionError("the starting double was neither dealt nor in the boneyard")
 
     # --- reading -----------------------------------------------------------------
@@ -320,7 +359,7 @@ class RoundState:
         if self._over:
             return False
         if self._drawn is not None:
-            return True
+            return not (self.rules.must_play_drawn and self._fits((self._drawn,)))
         return not self._boneyard and not self._fits(self._hands[self._turn])
 
     # --- checks ------------------------------------------------------------------
@@ -421,7 +460,7 @@ class RoundState:
             return placement
         if self._little:
             self._close_windows(p)
-            if len(hand) == 1:
+            if len(hand) == 1 and p not in self._windows:
                 self._windows.append(p)
         self._end_turn()
         return placement
@@ -448,8 +487,8 @@ class RoundState:
         hand.append(drawn)
         self._drawn = drawn
         self._history.append(("draw", p, drawn))
-        if self._little:
-            self._close_windows(p)
+        if self._little and p in self._windows:
+            self._windows.remove(p)  # two tiles again: nothing left to announce
         if not pile:
             self._check_stalemate()
         return drawn
@@ -461,9 +500,9 @@ class RoundState:
                 raise MustDrawFirst("draw a tile from the boneyard before passing")
             if self._fits(self._hands[p]):
                 raise MustPlay("you hold a tile that fits, so you must play it")
+        elif self.rules.must_play_drawn and self._fits((self._drawn,)):
+            raise MustPlay(f"the tile you drew ({self._drawn}) fits, so you must play it")
         self._history.append(("pass", p))
-        if self._little:
-            self._close_windows(p)
         self._end_turn()
 
     def announce(self, player: int) -> None:
@@ -477,10 +516,55 @@ class RoundState:
         self._windows.remove(player)
         self._history.append(("announce", player))
 
+    def undo(self) -> HistoryEntry:
+        """Take back the last action (play, draw, pass or announce) and what it set off
+        (penalty draws, skipped turns, the end of the round); returns the action taken back.
+
+        Montgomery: "The domino just played may be picked up and replaced with another only
+        if the next person has not laid down a domino." Read as: an action may be taken
+        back until another player acts after it; once someone else has acted, even if that
+        was taken back in turn, what came before stays. The round is rebuilt by replaying
+        the deal and every other action, so playing costs nothing extra for undo.
+        """
+        actions = [i for i, e in enumerate(self._history) if e[0] not in _AUTOMATIC]
+        if len(actions) <= self._undo_floor:
+            if not actions:
+                raise CannotUndo("there is nothing to take back yet")
+            raise CannotUndo("another player has acted since, so that cannot be taken back")
+        last = self._history[actions[-1]]
+        earlier = [self._history[i] for i in actions[:-1]]
+        rebuilt = RoundState(self.config, self.round_index, self.deal, check_deal=False,
+                             used_doubles=self.used_doubles)
+        for entry in earlier:
+            rebuilt._redo(entry)
+        floor = self._undo_floor
+        if earlier and earlier[-1][1] != last[1]:
+            floor = len(earlier)  # the undone action's player came after: what is before stays
+        for name in RoundState.__slots__:
+            setattr(self, name, getattr(rebuilt, name))
+        self._undo_floor = floor
+        return last
+
+    def _redo(self, entry: HistoryEntry) -> None:
+        """Make one recorded action again (for `undo`)."""
+        kind, p = entry[0], entry[1]
+        if kind == "play":
+            self.play(entry[2], entry[3], player=p)
+        elif kind == "stood":
+            self.force_play(entry[2], entry[3], player=p, facing=entry[4], waive=entry[5])
+        elif kind == "draw":
+            self.draw(player=p, tile=entry[2])
+        elif kind == "pass":
+            self.pass_turn(player=p)
+        else:
+            self.announce(p)
+
     # --- bookkeeping -------------------------------------------------------------
 
     def _close_windows(self, actor: int) -> None:
-        # Another player acted before the last-tile call: the caller pays for forgetting.
+        # Another player laid a tile before the last-tile call: the caller pays for forgetting.
+        # Only a play closes the call: "if the next player manages to play a domino before
+        # 'Chickenlittle' is called ... he/she must draw a domino"; drawing or passing does not.
         windows = self._windows
         if not windows:
             return
@@ -572,6 +656,8 @@ class RoundState:
         other._windows = self._windows.copy()
         other._skips = self._skips.copy()
         other.opening_draws = self.opening_draws.copy()
+        other.used_doubles = self.used_doubles
+        other._undo_floor = self._undo_floor
         return other
 
     def to_layout(self) -> "Layout":
@@ -634,6 +720,17 @@ class RoundState:
             f"<RoundState double-{self.round_double} round, {len(self.board)} tiles on board, "
             f"{len(self._boneyard)} in boneyard, {status}>"
         )
+
+
+_AUTOMATIC = frozenset({"penalty", "skip"})
+"""History entries the engine makes itself, as consequences of an action."""
+
+
+def _with_start_draw(deal: Deal, players: int, rng: random.Random) -> Deal:
+    """The deal with its first-round draw made: the next tile for each player, put back
+    and mixed in, so the record of the round replays it exactly."""
+    drawn, boneyard = draw_and_return(list(deal.boneyard), players, rng)
+    return Deal(deal.hands, tuple(boneyard), deal.first_seat, drawn)
 
 
 def _split_play(play: Play | Tile, end: int | None) -> tuple[Tile, int]:

@@ -15,14 +15,17 @@ from typing import Any, Literal, NoReturn, Union
 from .errors import ConfigError, HouseRulesError
 
 HandSize = int | Literal["table"]
-StartDouble = Literal["required", "highest_available"]
+StartDouble = Literal["required", "highest_available", "highest_unused"]
+DoubleDraw = Literal["in_turn", "everyone"]
 
-START_DOUBLE_CHOICES: tuple[str, ...] = ("required", "highest_available")
+START_DOUBLE_CHOICES: tuple[str, ...] = ("required", "highest_available", "highest_unused")
+DOUBLE_DRAW_CHOICES: tuple[str, ...] = ("in_turn", "everyone")
 SPINNER_ARM_CHOICES: tuple[int, ...] = (4, 6)
 DOUBLE_BLANK_CHOICES: tuple[int, ...] = (0, 25, 50)
 CHICKIE_TOES = 3
 MIN_PLAYERS = 2
-MAX_PLAYERS = 10
+TABLE_TILES = 42
+"""The "42 divided by the number of players" hand-size table."""
 MAX_RULES_CHARS = 1 << 20
 """Longest house-rules text (inline or in a file) read; a game record holding rules fits easily."""
 MAX_PATH_CHARS = 4096
@@ -60,14 +63,17 @@ def table_hand_size(players: int, half_up: bool = True) -> int:
     """Tiles per player by the "42 divided by the number of players" table.
 
     Only four players land exactly on a half (10.5); the published table says 11,
-    some tables round it down to 10, hence `half_up`.
+    some tables round it down to 10, hence `half_up`. The table stops at ten players;
+    beyond, the same division goes on (a double-12 set seats more), down to one tile.
     """
-    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
-        raise ConfigError(f"players must be between {MIN_PLAYERS} and {MAX_PLAYERS}, got {players}")
-    whole, rest = divmod(42, players)
+    if isinstance(players, bool) or not isinstance(players, int) or players < MIN_PLAYERS:
+        raise ConfigError(f"players must be a whole number, at least {MIN_PLAYERS}, got {players!r}")
+    whole, rest = divmod(TABLE_TILES, players)
     twice = 2 * rest
     if twice > players or (twice == players and half_up):
         whole += 1
+    if whole < 1:
+        raise ConfigError(f"the 42 / players table deals no tiles to {players} players")
     return whole
 
 
@@ -83,11 +89,27 @@ class HouseRules:
     """Tiles the starting double takes before anything else: 4, or 6 ("double chickenfoot")."""
     start_double: StartDouble = "required"
     """"required": the round's double must start it (drawn for if nobody holds it);
-    "highest_available": the highest double at or below it that someone holds."""
+    "highest_available": the highest double at or below it that someone holds;
+    "highest_unused": the highest double held that has not started a round yet, the
+    encyclopedia's "the highest double drawn that has not yet been used to start a round
+    starts the next round" and the French "sort le double qui a démarré la manche, et le
+    prochain tour commence avec le double le plus élevé". Read as: used doubles are crossed
+    out, so a game has one round per double; a round's score-sheet row is the double that
+    started it; when nobody holds an unused double, players draw for one (`double_draw`)."""
+    double_draw: DoubleDraw = "in_turn"
+    """How players draw for the starting double when nobody holds it. "in_turn": seats
+    draw one at a time until it shows up. "everyone": Montgomery's "Every player must draw
+    one domino. This process repeats until someone draws the double", and "if multiple
+    players draw doubles at the same time, the highest double is played": whole passes of
+    one tile per seat, the highest fitting double of the pass starts the round."""
     first_round_draw: bool = False
     """First round only: everyone draws a tile, the highest tile plays first."""
     voluntary_draw: bool = False
     """A player may draw and pass even when holding a tile that fits."""
+    must_play_drawn: bool = False
+    """A drawn tile that fits must be played, not kept: the French "il doit tirer un domino
+    de la pile et jouer si possible ou faire Passe". Off, a player may pass on it
+    (Montgomery: "If the tile drawn is playable, it can (but does not have to) be played")."""
     double_blank_value: int = 0
     """Points for a double-blank left in hand: 0 (its pips), 25 or 50."""
     curved_scoring: bool = False
@@ -104,7 +126,8 @@ class HouseRules:
             raise HouseRulesError(
                 f"hand_size must be a whole number of tiles (1 or more) or \"table\", got {_shown(hs)}"
             )
-        for name in ("table_half_up", "first_round_draw", "voluntary_draw", "curved_scoring", "chickenlittle"):
+        for name in ("table_half_up", "first_round_draw", "voluntary_draw", "must_play_drawn", "curved_scoring",
+                     "chickenlittle"):
             value = getattr(self, name)
             if not isinstance(value, bool):
                 raise HouseRulesError(f"{name} must be true or false, got {_shown(value)}")
@@ -114,7 +137,12 @@ class HouseRules:
             )
         if not isinstance(self.start_double, str) or self.start_double not in START_DOUBLE_CHOICES:
             raise HouseRulesError(
-                f"start_double must be \"required\" or \"highest_available\", got {_shown(self.start_double)}"
+                "start_double must be \"required\", \"highest_available\" or \"highest_unused\", "
+                f"got {_shown(self.start_double)}"
+            )
+        if not isinstance(self.double_draw, str) or self.double_draw not in DOUBLE_DRAW_CHOICES:
+            raise HouseRulesError(
+                f"double_draw must be \"in_turn\" or \"everyone\", got {_shown(self.double_draw)}"
             )
         if not _whole_number_in(self.double_blank_value, DOUBLE_BLANK_CHOICES):
             raise HouseRulesError(
@@ -265,13 +293,16 @@ class HouseRules:
         parts = [
             f"hand {hand}",
             f"spinner {self.spinner_arms} arms",
-            "start with highest available double" if self.start_double == "highest_available"
-            else "start with the round's double",
+            _START_WORDS[self.start_double],
         ]
+        if self.double_draw == "everyone":
+            parts.append("everyone draws for the double")
         if self.first_round_draw:
             parts.append("first round: highest drawn tile starts")
         if self.voluntary_draw:
             parts.append("voluntary draw")
+        if self.must_play_drawn:
+            parts.append("a drawn tile that fits must be played")
         parts.append(f"double-blank {self.double_blank_value}")
         if self.curved_scoring:
             parts.append("curved scoring")
@@ -286,6 +317,13 @@ class HouseRules:
             return PRESETS[name]
         except KeyError:
             raise HouseRulesError(f"unknown preset {_shown(name)}; choose one of {', '.join(PRESETS)}") from None
+
+
+_START_WORDS: dict[str, str] = {
+    "required": "start with the round's double",
+    "highest_available": "start with highest available double",
+    "highest_unused": "start with the highest unused double",
+}
 
 
 def _whole_number_in(value: Any, choices: tuple[int, ...]) -> bool:
@@ -316,8 +354,15 @@ def _one_line(exc: BaseException) -> str:
 
 PRESETS: dict[str, HouseRules] = {
     "plain": HouseRules(),
-    "encyclopedia": HouseRules(first_round_draw=True),
-    "montgomery": HouseRules(hand_size="table", spinner_arms=6, voluntary_draw=True, double_blank_value=50),
+    # "In the first round only, everyone draws a single domino from the boneyard";
+    # "the highest double drawn that has not yet been used to start a round starts the next round".
+    "encyclopedia": HouseRules(first_round_draw=True, start_double="highest_unused"),
+    # "Every player must draw one domino. This process repeats until someone draws the double"
+    # is the standard beginning; the highest-available one is an agreed alternative.
+    "montgomery": HouseRules(hand_size="table", spinner_arms=6, voluntary_draw=True, double_blank_value=50,
+                             double_draw="everyone"),
     "howto": HouseRules(double_blank_value=50),
-    "escale": HouseRules(hand_size=5),
+    # "Si aucun joueur n'a de double-6, alors le joueur avec le plus grand double joue";
+    # "sort le double qui a démarré la manche"; "jouer si possible ou faire Passe".
+    "escale": HouseRules(hand_size=5, start_double="highest_unused", must_play_drawn=True),
 }

@@ -37,7 +37,7 @@ def random_step(state: RoundState, rnd: Any) -> str:
     drawn = state._drawn
     if tiles and drawn is None and state._voluntary and state._boneyard and rnd() < VOLUNTARY_DRAW_CHANCE:
         tiles = []  # draw although something fits
-    elif tiles and drawn is not None and rnd() < PASS_ON_DRAWN_CHANCE:
+    elif tiles and drawn is not None and rnd() < PASS_ON_DRAWN_CHANCE and not state.rules.must_play_drawn:
         tiles = []  # keep the drawn tile and pass
     if tiles:
         tile = tiles[int(rnd() * len(tiles))]

@@ -192,7 +192,7 @@ def test_records_load_from_text_and_files(tmp_path: Path) -> None:
 @pytest.mark.parametrize("mutate, words", [
     (lambda r: r.pop("players"), "lacks 'players'"),
     (lambda r: r.update(rules={"double_blank_value": 7}), "impossible game"),
-    (lambda r: r.update(players=12), "between 2 and 10"),
+    (lambda r: r.update(players=12), "leave a boneyard"),
     (lambda r: r["rounds"][0].pop("deal"), "unreadable deal"),
     (lambda r: r.update(format="chess-pgn"), "not a chickenfoot game record"),
 ])

@@ -44,6 +44,12 @@ OPTIONS: list[HouseRules] = [
     HouseRules(hand_size="table"),
     HouseRules(hand_size="table", table_half_up=False),
     HouseRules(hand_size=3, chickenlittle=True, voluntary_draw=True),
+    HouseRules(start_double="highest_unused"),
+    HouseRules(double_draw="everyone"),
+    HouseRules(start_double="highest_available", double_draw="everyone"),
+    HouseRules(must_play_drawn=True, voluntary_draw=True),
+    HouseRules(start_double="highest_unused", double_draw="everyone", first_round_draw=True, must_play_drawn=True,
+               chickenlittle=True),
     HouseRules(hand_size="table", spinner_arms=6, start_double="highest_available", first_round_draw=True,
                voluntary_draw=True, double_blank_value=50, curved_scoring=True, chickenlittle=True),
 ]
@@ -53,7 +59,7 @@ def configs() -> list[GameConfig]:
     found = []
     for rules in OPTIONS:
         for set_max in (6, 9, 12, 15, 18):
-            for players in range(2, 11):
+            for players in range(2, 14):
                 try:
                     found.append(GameConfig(players, set_max, rules))
                 except ValueError:
@@ -180,7 +186,7 @@ def test_whole_random_games_keep_their_invariants(rules: HouseRules) -> None:
 
 
 def test_soak_covers_every_player_count() -> None:
-    assert {c.players for c in ALL_CONFIGS} == set(range(2, 11))
+    assert {c.players for c in ALL_CONFIGS} == set(range(2, 14))  # 13 players: double-15 and up
 
 
 def test_arranged_and_dealt_rounds_agree_on_the_set() -> None:

@@ -23,7 +23,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     p.add_argument("--games", type=int, default=100, help="number of full games (default 100)")
-    p.add_argument("--players", type=int, default=4, help="players, 2 to 10 (default 4)")
+    p.add_argument("--players", type=int, default=4, help="players, 2 or more, as many as the set seats (default 4)")
     p.add_argument("--set", dest="set_max", type=int, default=9,
                    help="set size: 6, 9, 12, 15 or 18 for double-N (default 9)")
     p.add_argument("--seed", type=int, default=None, help="random seed for a repeatable run")
@@ -51,14 +51,15 @@ def _rules(args: argparse.Namespace) -> "HouseRules":
 
 def run(args: argparse.Namespace) -> int:
     from engine import ConfigError, simulate
-    from engine.rules import MAX_PLAYERS, MIN_PLAYERS
+    from engine.rules import MIN_PLAYERS
     from engine.tiles import SUPPORTED_SETS
     from service.cli import UserError
 
     if args.games < 1:
         raise UserError(f"--games must be at least 1, got {args.games}")
-    if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
-        raise UserError(f"--players must be between {MIN_PLAYERS} and {MAX_PLAYERS}, got {args.players}")
+    if args.players < MIN_PLAYERS:
+        # No fixed upper bound: the set's tiles decide, and GameConfig says so (a ConfigError).
+        raise UserError(f"--players must be at least {MIN_PLAYERS}, got {args.players}")
     if args.set_max not in SUPPORTED_SETS:
         raise UserError(f"--set must be one of {', '.join(map(str, SUPPORTED_SETS))}, got {args.set_max}")
     rules = _rules(args)
