@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 from .background import draw_clutter, draw_hand, surface, value_noise
-from .scene import SET_SIZES, Scene, TileLabel, _random_tiles, arrange_hand
+from .scene import SET_SIZES, Scene, TileLabel, _random_tiles, arrange_hand, motion_blur
 from .tileface import Sprite, TileStyle, draw_tile, random_style
 
 POSES = ("flat_up", "flat_down", "stand_toward", "stand_away", "lean_toward", "lean_away", "stack_up", "stack_down")
@@ -665,11 +665,7 @@ def photo_effects(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
         out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.3, 1.4) * max(1.0, min(h, w) / 720))
     if rng.random() < 0.12:
         k = int(rng.integers(3, 10))
-        kern = np.zeros((k, k), np.float32)
-        kern[k // 2, :] = 1.0 / k
-        rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1.0)
-        kern = cv2.warpAffine(kern, rot, (k, k))
-        out = cv2.filter2D(out, -1, kern / max(kern.sum(), 1e-6))
+        out = motion_blur(out, k, rng.uniform(0, 180))
     if rng.random() < 0.3:  # small sensors and webcams: resolution lost, then scaled up
         f = rng.uniform(0.35, 0.8)
         small = cv2.resize(out, (max(8, int(w * f)), max(8, int(h * f))), interpolation=cv2.INTER_AREA)

@@ -355,6 +355,15 @@ def render_scene(rng: np.random.Generator, placements: list[Placement], style: T
     return Scene(img, tiles, kind, set_max)
 
 
+def motion_blur(img: np.ndarray, length: int, degrees: float) -> np.ndarray:
+    """The picture smeared along a line of `length` pixels at `degrees`: a hand that moved."""
+    kern = np.zeros((length, length), np.float32)
+    kern[length // 2, :] = 1.0 / length
+    rot = cv2.getRotationMatrix2D((length / 2 - 0.5, length / 2 - 0.5), degrees, 1.0)
+    kern = cv2.warpAffine(kern, rot, (length, length))
+    return cv2.filter2D(img, -1, kern / max(kern.sum(), 1e-6))
+
+
 def _camera_effects(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
     """Lens, motion, sensor and compression: what turns a clean render into a phone photo."""
     h, w = img.shape[:2]
@@ -363,11 +372,7 @@ def _camera_effects(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
         out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.3, 1.6) * max(1.0, min(h, w) / 720))
     if rng.random() < 0.15:
         k = int(rng.integers(3, 12))
-        kern = np.zeros((k, k), np.float32)
-        kern[k // 2, :] = 1.0 / k
-        rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1.0)
-        kern = cv2.warpAffine(kern, rot, (k, k))
-        out = cv2.filter2D(out, -1, kern / max(kern.sum(), 1e-6))
+        out = motion_blur(out, k, rng.uniform(0, 180))
     if rng.random() < 0.3:  # resolution loss: a small sensor or digital zoom
         f = rng.uniform(0.35, 0.8)
         small = cv2.resize(out, (max(8, int(w * f)), max(8, int(h * f))), interpolation=cv2.INTER_AREA)
