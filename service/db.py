@@ -315,6 +315,58 @@ class GameStore:
                     conn.execute("UPDATE hands SET game_id = ? WHERE id = ?", (game_id, entry["hand_id"]))
             return {"index": count, "replayed": False, "sheet": self._sheet(conn, game)}
 
+    def edit_round(self, game_id: str, index: int, entries: Sequence[Any]) -> dict[str, Any]:
+        """Replace a recorded round's hands (a typo of 52 for 25), checked as a new round is.
+
+        The round keeps its index and so its double; the sheet is recounted from it.
+        """
+        with self._write() as conn:
+            game = self.get_game(game_id, conn)
+            self._require_round(conn, game_id, index)
+            normal = self._normalise_entries(conn, game, entries, ignore_round=index)
+            conn.execute(
+                "UPDATE rounds SET entries = ?, recorded_at = ? WHERE game_id = ? AND idx = ?",
+                (json.dumps(normal), _now(), game_id, index),
+            )
+            for entry in normal:
+                if "hand_id" in entry:
+                    conn.execute("UPDATE hands SET game_id = ? WHERE id = ?", (game_id, entry["hand_id"]))
+            return {"index": index, "sheet": self._sheet(conn, game)}
+
+    def delete_round(self, game_id: str, index: int) -> dict[str, Any]:
+        """Take back the last recorded round.
+
+        Only the last: each round's index fixes the double it was played with, so
+        removing one in the middle would shift every later round onto the wrong
+        double. To fix an earlier round, edit it instead.
+        """
+        with self._write() as conn:
+            game = self.get_game(game_id, conn)
+            count = self._require_round(conn, game_id, index)
+            if index != count - 1:
+                raise Conflict(f"only the last round (round {count - 1}) can be deleted; edit round {index} instead")
+            conn.execute("DELETE FROM rounds WHERE game_id = ? AND idx = ?", (game_id, index))
+            return {"deleted_index": index, "sheet": self._sheet(conn, game)}
+
+    def delete_game(self, game_id: str) -> None:
+        """Remove a game with its rounds, its hand photos' readings and corrections, and its live events."""
+        with self._write() as conn:
+            self.get_game(game_id, conn)
+            conn.execute("DELETE FROM corrections WHERE hand_id IN (SELECT id FROM hands WHERE game_id = ?)",
+                         (game_id,))
+            conn.execute("DELETE FROM hands WHERE game_id = ?", (game_id,))
+            conn.execute("DELETE FROM rounds WHERE game_id = ?", (game_id,))
+            conn.execute("DELETE FROM live_events WHERE game_id = ?", (game_id,))
+            conn.execute("DELETE FROM games WHERE id = ?", (game_id,))
+
+    def _require_round(self, conn: sqlite3.Connection, game_id: str, index: int) -> int:
+        """How many rounds the game has; NotFound unless round `index` is one of them."""
+        count = conn.execute("SELECT COUNT(*) FROM rounds WHERE game_id = ?", (game_id,)).fetchone()[0]
+        if not 0 <= index < count:
+            held = f"rounds 0 to {count - 1}" if count else "no rounds yet"
+            raise NotFound(f"this game has no round {_shown(index)} (it has {held})")
+        return count
+
     def sheet(self, game_id: str) -> dict[str, Any]:
         with self._connect() as conn:
             return self._sheet(conn, self.get_game(game_id, conn))

@@ -1,4 +1,5 @@
-"""Stored games: create one, record each round, read the score sheet, export the record.
+"""Stored games: create one, record, edit or take back rounds, read the score sheet, export the
+record, delete a game.
 
 A round's hands may be typed points, typed tiles, or a hand photo read by
 POST /api/v1/score (its `hand_id`); see `service.db` for how each is counted.
@@ -79,6 +80,34 @@ def record_round(game_id: str, body: NewRound, response: Response,
     if result["replayed"]:
         response.status_code = 200
     return result
+
+
+class EditedRound(BaseModel):
+    hands: list[Any] = Field(
+        ..., description="the round's hands again, one per player in seat order, as for recording a round",
+        examples=[[{"points": 25}, {"tiles": ["6-4", "0-0"]}, {"points": 0}]],
+    )
+
+
+@router.put("/{game_id}/rounds/{index}")
+def edit_round(game_id: str, index: int, body: EditedRound,
+               store: GameStore = Depends(get_store)) -> dict[str, Any]:
+    """Replace a recorded round's hands (checked as a new round is); answered once it is on disk."""
+    return store.edit_round(game_id, index, body.hands)
+
+
+@router.delete("/{game_id}/rounds/{index}")
+def delete_round(game_id: str, index: int, store: GameStore = Depends(get_store)) -> dict[str, Any]:
+    """Take back the last round. Only the last: a round's index fixes its double, so an earlier
+    round is edited, never removed (409 says so)."""
+    return store.delete_round(game_id, index)
+
+
+@router.delete("/{game_id}")
+def delete_game(game_id: str, store: GameStore = Depends(get_store)) -> dict[str, Any]:
+    """Remove a game for good: its rounds, the hand photos read for it and its live events."""
+    store.delete_game(game_id)
+    return {"deleted": game_id}
 
 
 @router.get("/{game_id}/sheet")
