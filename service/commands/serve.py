@@ -11,6 +11,7 @@ import secrets
 import sys
 
 from ..cli import UserError
+from ..connlimits import ServerLimits
 
 TOKEN_ENV = "CHICKENFOOT_TOKEN"
 
@@ -26,6 +27,14 @@ def register(sub) -> None:
                         "\"new\" makes one up and prints it")
     p.add_argument("--max-upload-mb", type=float, default=25, metavar="MB", help="largest upload accepted (default 25)")
     p.add_argument("--model", metavar="PATH", help="detector .onnx file or folder holding both models")
+    p.add_argument("--header-timeout", type=float, default=ServerLimits.header_timeout, metavar="S",
+                   help=f"seconds a client has to send a request's headers (default {ServerLimits.header_timeout:g})")
+    p.add_argument("--body-timeout", type=float, default=ServerLimits.body_timeout, metavar="S",
+                   help=f"longest pause in a request body, in seconds (default {ServerLimits.body_timeout:g})")
+    p.add_argument("--keep-alive", type=float, default=ServerLimits.keep_alive, metavar="S",
+                   help=f"seconds an idle connection stays open (default {ServerLimits.keep_alive:g})")
+    p.add_argument("--max-connections", type=int, default=ServerLimits.max_connections, metavar="N",
+                   help=f"open connections at once; more are turned away (default {ServerLimits.max_connections})")
     p.set_defaults(func=run)
 
 
@@ -104,6 +113,10 @@ def run(args) -> int:
             model_dir=args.model,
             allowed_hosts=allowed_names(host),
         )
+        limits = ServerLimits(
+            header_timeout=args.header_timeout, body_timeout=args.body_timeout,
+            keep_alive=args.keep_alive, max_connections=args.max_connections,
+        )
     except ValueError as exc:
         raise UserError(str(exc)) from None
     try:
@@ -117,6 +130,7 @@ def run(args) -> int:
     uvicorn.run(
         app, host=host, port=args.port, log_level="warning",
         ws_max_size=settings.max_upload_bytes + 4096, timeout_graceful_shutdown=5,
+        **limits.uvicorn_options(),
     )
     return 0
 
