@@ -330,3 +330,27 @@ def test_a_double_tap_on_start_camera_opens_one_camera_and_stop_ends_it(server, 
         assert all(s.is_closed() for s in sockets)
         assert page.eval_on_selector("#live-video", "v => v.srcObject === null")
         assert not errors, errors
+
+
+def test_a_game_chosen_while_the_list_reloads_stays_open(server, tmp_path):
+    """Opening the Game tab reloads the list of games; a game chosen before that answer arrives
+    stays open (the list's late answer used to close it)."""
+    gid = _game(server, players=("Fay", "Gus"), rounds=[(7, 0)])
+    with chromium(tmp_path) as browser:
+        page = browser.new_page()
+        errors = _watch_errors(page)
+        page.goto(server + "/")
+        _expect(page.locator(f"#game-select option[value='{gid}']")).to_have_count(1)  # the first list
+        held = []
+        page.route("**/api/v1/games?limit=*", lambda route: held.append(route))
+        page.click("nav button[data-tab=game]")  # asks for the list again: held
+        page.wait_for_timeout(300)
+        assert held, "the Game tab did not reload the list"
+        page.select_option("#game-select", gid)
+        _expect(page.locator("#game-view")).to_be_visible()
+        held[0].continue_()
+        page.wait_for_timeout(500)
+        _expect(page.locator("#game-view")).to_be_visible()
+        _expect(page.locator("#game-select")).to_have_value(gid)
+        _expect(page.locator("#sheet thead")).to_contain_text("Fay")
+        assert not errors, errors

@@ -93,6 +93,16 @@ function endCentres(c) {
   return [mix(m0, m1, 0.25), mix(m0, m1, 0.75)];
 }
 
+// How sure a tile's reading is, as a class shared by its outline and its chip (colours in app.css;
+// the legend on the hand tab names them): green read surely, orange unsure, blue fixed by hand,
+// red against the rules, grey dashed "not a tile".
+function tileKind(t) {
+  if (t.status === "illegal") return " illegal";
+  if (t.corrected) return t.pips ? " fixed" : " gone";
+  if ((t.pip_confidence ?? 1) < 0.5 || (t.notes && t.notes.length)) return " unsure";
+  return "";
+}
+
 function drawTiles(svg, width, height, tiles, onTap) {
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
   svg.setAttribute("preserveAspectRatio", "none");
@@ -101,11 +111,7 @@ function drawTiles(svg, width, height, tiles, onTap) {
   for (const t of tiles) {
     const poly = document.createElementNS(SVG_NS, "polygon");
     poly.setAttribute("points", t.corners.map((p) => p.join(",")).join(" "));
-    let cls = "tile";
-    if (t.status === "illegal") cls += " illegal";
-    else if (t.corrected) cls += t.pips ? " fixed" : " gone";
-    else if ((t.pip_confidence ?? 1) < 0.5 || (t.notes && t.notes.length)) cls += " unsure";
-    poly.setAttribute("class", cls);
+    poly.setAttribute("class", "tile" + tileKind(t));
     poly.dataset.tile = t.id;
     const title = document.createElementNS(SVG_NS, "title");
     title.textContent = t.pips ? `${t.pips[0]}-${t.pips[1]}` : "not a tile";
@@ -150,10 +156,52 @@ function editTile(handId, tile) {
   });
 }
 
+// ---- shrinking a photo before it is sent ----------------------------------------
+// A phone's photo is 3-4 MB; the reader needs no more than 2048 px on the long side. The photo is
+// decoded with its EXIF orientation applied, drawn smaller and sent as a JPEG. A photo already small
+// enough, or one this browser cannot decode (HEIC in most browsers), is sent as it is.
+const MAX_SIDE = 2048;
+const shrunk = new WeakMap(); // file -> Promise<File>: a photo read again (other rules) is shrunk once
+
+async function shrinkPhoto(file) {
+  if (typeof createImageBitmap !== "function") return file;
+  let bitmap;
+  try {
+    bitmap = await createImageBitmap(file, { imageOrientation: "from-image" });
+  } catch (e) {
+    return file; // not decodable here: the server reads it
+  }
+  try {
+    const long = Math.max(bitmap.width, bitmap.height);
+    if (!long || long <= MAX_SIDE) return file;
+    const scale = MAX_SIDE / long;
+    const canvas = document.createElement("canvas");
+    canvas.width = Math.max(1, Math.round(bitmap.width * scale));
+    canvas.height = Math.max(1, Math.round(bitmap.height * scale));
+    const ctx = canvas.getContext("2d");
+    ctx.imageSmoothingQuality = "high";
+    ctx.drawImage(bitmap, 0, 0, canvas.width, canvas.height);
+    const blob = await new Promise((resolve) => canvas.toBlob(resolve, "image/jpeg", 0.9));
+    if (!blob || blob.size >= file.size) return file;
+    const name = (file.name || "photo").replace(/\.[^.]*$/, "") + ".jpg";
+    return new File([blob], name, { type: "image/jpeg", lastModified: file.lastModified });
+  } catch (e) {
+    return file;
+  } finally {
+    bitmap.close();
+  }
+}
+
+function photoToSend(file) {
+  if (!shrunk.has(file)) shrunk.set(file, shrinkPhoto(file));
+  return shrunk.get(file);
+}
+
 // ---- Hand -------------------------------------------------------------------
 async function scorePhoto(file, fields, signal) {
+  const photo = await photoToSend(file);
   const form = new FormData();
-  form.append("photo", file, file.name || "photo.jpg");
+  form.append("photo", photo, photo.name || "photo.jpg");
   for (const [k, v] of Object.entries(fields)) if (v !== "" && v != null) form.append(k, v);
   return api("/api/v1/score", { method: "POST", body: form, signal });
 }
@@ -176,8 +224,29 @@ function renderHand(hand) {
     const updated = await editTile(hand.hand_id, tile);
     if (updated) renderHand(updated);
   });
+  const warned = (hand.warnings || []).length > 0;
+  $("#hand-score").classList.toggle("success", !nothing && !warned);
+  $("#hand-score").classList.toggle("warned", warned);
+  $("#hand-summary").classList.toggle("has-warnings", warned);
   const warnings = $("#hand-warnings");
   warnings.replaceChildren(...(hand.warnings || []).map((w) => Object.assign(document.createElement("li"), { textContent: w })));
+  warnings.hidden = !warned;
+  const chips = $("#hand-chips");
+  chips.replaceChildren(...hand.tiles.filter((t) => t.pips).map((t) => {
+    const chip = document.createElement("button");
+    chip.type = "button";
+    chip.className = "chip" + tileKind(t);
+    chip.textContent = `${t.pips[0]}-${t.pips[1]}`;
+    chip.dataset.tile = t.id;
+    chip.setAttribute("aria-label", `tile ${chip.textContent}${chip.className.includes("unsure") ? ", unsure" : ""}: fix it`);
+    chip.addEventListener("click", async () => {
+      const updated = await editTile(hand.hand_id, t);
+      if (updated) renderHand(updated);
+    });
+    return chip;
+  }));
+  chips.hidden = nothing;
+  $("#hand-legend").hidden = nothing;
 }
 
 // The rules a hand is scored by: the open game's when one is open, else the choices on the tab.
@@ -307,7 +376,7 @@ $("#table-photo").addEventListener("change", async (ev) => {
   setBusy($("#tab-table"), true);
   setStatus($("#table-status"), "Reading the layout…");
   try {
-    const audit = await api("/api/v1/audit", { method: "POST", body: auditForm(file), signal: ctl.signal });
+    const audit = await api("/api/v1/audit", { method: "POST", body: auditForm(await photoToSend(file)), signal: ctl.signal });
     if (isCurrent("table", ctl)) renderAudit(audit, file);
   } catch (e) {
     if (!isCurrent("table", ctl)) return;
@@ -321,29 +390,33 @@ $("#table-photo").addEventListener("change", async (ev) => {
 // ---- Games ------------------------------------------------------------------
 let games = [];
 let game = null; // the selected game with its sheet
+let opening = null; // the game whose sheet is being fetched
 
 function currentGame() { return game; }
 
 const GAMES_SHOWN = 100; // the newest games offered in the list; an older one chosen before still opens
 
 async function loadGames() {
-  const chosen = game ? game.id : localStorage.getItem("chickenfoot.game");
+  const wanted = () => opening || (game ? game.id : localStorage.getItem("chickenfoot.game"));
   try {
     games = (await api(`/api/v1/games?limit=${GAMES_SHOWN}`)).games;
-    if (chosen && !games.some((g) => g.id === chosen)) {
-      try { games.push(await api(`/api/v1/games/${encodeURIComponent(chosen)}`)); } catch (e) { /* gone: not offered */ }
+    const early = wanted();
+    if (early && !games.some((g) => g.id === early)) {
+      try { games.push(await api(`/api/v1/games/${encodeURIComponent(early)}`)); } catch (e) { /* gone: not offered */ }
     }
   } catch (e) {
     setStatus($("#game-status"), e.message, true);
     return;
   }
+  // the game chosen now, not when the list was asked for: a choice made while it loaded stands
+  const chosen = wanted();
   const select = $("#game-select");
   select.replaceChildren(new Option("—", ""), ...games.map((g) =>
     new Option(`${g.players.join(", ")} · ${g.created_at.slice(0, 10)}`, g.id)));
   if (chosen && games.some((g) => g.id === chosen)) {
     select.value = chosen;
-    await openGame(chosen);
-  } else {
+    if (opening !== chosen) await openGame(chosen);  // (one being opened finishes by itself)
+  } else if (!opening) {
     closeGame();
   }
 }
@@ -404,13 +477,18 @@ function closeGame() {
 }
 
 async function openGame(id) {
-  if (!id) { localStorage.removeItem("chickenfoot.game"); closeGame(); return; }
+  if (!id) { opening = null; localStorage.removeItem("chickenfoot.game"); closeGame(); return; }
+  opening = id;
+  let fetched;
   try {
-    game = await api(`/api/v1/games/${id}`);
+    fetched = await api(`/api/v1/games/${id}`);
   } catch (e) {
-    setStatus($("#game-status"), e.message, true);
+    if (opening === id) { opening = null; setStatus($("#game-status"), e.message, true); }
     return;
   }
+  if (opening !== id) return; // a later choice won: its answer is the one to show
+  opening = null;
+  game = fetched;
   localStorage.setItem("chickenfoot.game", id);
   renderSheet(game.sheet);
   renderRoundForm();
