@@ -354,3 +354,22 @@ def test_a_game_chosen_while_the_list_reloads_stays_open(server, tmp_path):
         _expect(page.locator("#game-select")).to_have_value(gid)
         _expect(page.locator("#sheet thead")).to_contain_text("Fay")
         assert not errors, errors
+
+
+def test_a_game_chosen_before_and_now_older_than_the_list_shows_still_opens(server, tmp_path):
+    """The page lists the newest games only; the game a phone had open stays open when newer
+    games have pushed it off the list."""
+    old = _game(server, players=("Hal", "Ida"), rounds=[(4, 0)])
+    for _ in range(101):
+        _game(server, players=("X", "Y"))
+    with chromium(tmp_path) as browser:
+        page = browser.new_page()
+        errors = _watch_errors(page)
+        page.goto(server + "/")
+        page.evaluate(f"localStorage.setItem('chickenfoot.game', '{old}')")
+        page.reload()
+        page.click("nav button[data-tab=game]")
+        _expect(page.locator("#game-view")).to_be_visible()
+        _expect(page.locator("#game-select")).to_have_value(old)
+        _expect(page.locator("#sheet thead")).to_contain_text("Hal")
+        assert not errors, errors

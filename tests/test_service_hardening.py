@@ -170,6 +170,3 @@ def test_the_games_list_is_paged_with_limit_offset_and_a_total(client):
     assert len(client.get("/api/v1/games?limit=500").json()["games"]) == 7
 
 
-def test_the_page_asks_for_a_page_of_games_and_still_opens_an_older_chosen_one(client):
-    js = client.get("/static/app.js").text
-    assert "/api/v1/games?limit=" in js and "encodeURIComponent(chosen)" in js
