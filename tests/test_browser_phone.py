@@ -366,6 +366,7 @@ def test_a_game_chosen_before_and_now_older_than_the_list_shows_still_opens(serv
         page = browser.new_page()
         errors = _watch_errors(page)
         page.goto(server + "/")
+        _expect(page.locator("#game-select option")).to_have_count(101)  # "—" and the newest 100: loaded
         page.evaluate(f"localStorage.setItem('chickenfoot.game', '{old}')")
         page.reload()
         page.click("nav button[data-tab=game]")
