@@ -77,34 +77,31 @@ def test_a_large_photo_is_shrunk_before_it_is_sent_and_still_scored(server, tmp_
         assert not errors, errors
 
 
-def test_a_small_photo_is_sent_as_it_is(server, tmp_path):
+def _sent_as_it_is(server, tmp_path, photo, shape, timeout, detail=None) -> None:
+    """`photo` picked on the Hand tab goes to the server byte for byte (give or take the form's
+    headers) and is read there at its own `shape`."""
     with chromium(tmp_path) as browser:
         page = browser.new_page()
         errors = _watch_errors(page)
         sent = _record_score_uploads(page)
         page.goto(server + "/")
-        page.set_input_files("#hand-photo", str(DEMO))
-        _expect(page.locator("#hand-score")).to_have_text(re.compile(r"^\d+$"), timeout=30_000)
+        page.set_input_files("#hand-photo", str(photo))
+        _expect(page.locator("#hand-score")).to_have_text(re.compile(r"^\d+$"), timeout=timeout)
+        if detail:
+            assert page.text_content("#hand-detail").startswith(detail)
         _expect(page.locator("#tab-hand")).to_have_attribute("aria-busy", "false")
-        assert len(sent) == 1 and DEMO.stat().st_size < sent[0]["length"] < DEMO.stat().st_size + 1000
-        assert _shape(sent[0]["answer"]) == (1280, 960)
+        assert len(sent) == 1 and photo.stat().st_size < sent[0]["length"] < photo.stat().st_size + 1000
+        assert _shape(sent[0]["answer"]) == shape
+        assert sent[0]["answer"]["image"] == photo.name
         assert not errors, errors
+
+
+def test_a_small_photo_is_sent_as_it_is(server, tmp_path):
+    _sent_as_it_is(server, tmp_path, DEMO, (1280, 960), 30_000)
 
 
 def test_a_heic_photo_the_browser_cannot_decode_is_sent_as_it_is(server, tmp_path):
-    with chromium(tmp_path) as browser:
-        page = browser.new_page()
-        errors = _watch_errors(page)
-        sent = _record_score_uploads(page)
-        page.goto(server + "/")
-        page.set_input_files("#hand-photo", str(HEIC))
-        _expect(page.locator("#hand-score")).to_have_text(re.compile(r"^\d+$"), timeout=60_000)
-        assert page.text_content("#hand-detail").startswith("7 tiles, 103 pips")
-        _expect(page.locator("#tab-hand")).to_have_attribute("aria-busy", "false")
-        assert len(sent) == 1 and HEIC.stat().st_size < sent[0]["length"] < HEIC.stat().st_size + 1000
-        assert _shape(sent[0]["answer"]) == (3200, 2400)
-        assert sent[0]["answer"]["image"] == HEIC.name
-        assert not errors, errors
+    _sent_as_it_is(server, tmp_path, HEIC, (3200, 2400), 60_000, "7 tiles, 103 pips")
 
 
 # -- 2. what was read, and what to check, above the photo ------------------------------------------
