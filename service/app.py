@@ -36,11 +36,14 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from engine import ConfigError, HouseRulesError
 from vision.imageio import ImageError
 
-from .db import Conflict, GameStore, Invalid, NotFound, StoreError, StoreOpenError
+from . import apischema
+from .db import Conflict, GameStore, Invalid, NotFound, StoreError, StoreOpenError, StoreUnavailable
 from .deps import ApiError, RecognitionSlots, Settings
+from .errorshape import error_body, one_line, shown
 from .routers import ROUTERS
 from .routers.live import default_tracker_factory
 from .routers.pages import STATIC_DIR
+from .wsrefusal import RefusalsAsJson, refuse, websocket_not_found
 
 log = logging.getLogger("chickenfoot.service")
 TOKEN_COOKIE = "chickenfoot_token"
@@ -48,7 +51,7 @@ API_VERSION = "1"
 
 
 def error_response(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
-    return JSONResponse({"error": code, "message": message, **extra}, status_code=status)
+    return JSONResponse(error_body(code, message, **extra), status_code=status)
 
 
 class AccessGuard:
@@ -71,7 +74,7 @@ class AccessGuard:
             if scope["type"] == "http":
                 await error_response(status, code, message)(scope, receive, send)
             else:
-                await send({"type": "websocket.close", "code": 1008, "reason": message[:120]})
+                await refuse(scope, receive, send, status, code, message)
             return
         if token_from_query and scope["type"] == "http":
             send = self._with_cookie(send)
@@ -84,7 +87,8 @@ class AccessGuard:
             name = _host_name(host)
             if name not in self.settings.allowed_hosts:
                 return (403, "host_not_allowed",
-                        f"this server answers to {', '.join(self.settings.allowed_hosts)} only, not {name or 'no host'}"), False
+                        f"this server answers to {', '.join(self.settings.allowed_hosts)} only, "
+                        f"not {shown(name, 60) if name else 'no host'}"), False
         else:
             given, from_query = _given_token(scope, headers)
             if given is None or not hmac.compare_digest(given.encode(), token.encode()):
@@ -93,7 +97,7 @@ class AccessGuard:
         changes = scope["type"] == "websocket" or scope.get("method", "GET") not in self.SAFE_METHODS
         origin = headers.get("origin")
         if changes and origin is not None and urlsplit(origin).netloc.lower() != host.lower():
-            return (403, "cross_origin", f"requests from {origin} may not change anything on this server"), False
+            return (403, "cross_origin", f"requests from {shown(origin, 80)} may not change anything on this server"), False
         return None, token is not None and from_query
 
     def _with_cookie(self, send: Send) -> Send:
@@ -190,6 +194,9 @@ and data: URLs, the live tab opens a WebSocket back to the same host."""
 DOCS_CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
             "img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'")
 """/docs: FastAPI's Swagger page starts Swagger UI from an inline script, and Swagger UI styles inline."""
+MAX_HOST = 260
+"""Longest Host header put into the policy (a DNS name has at most 253 characters, then a port):
+a longer one is not repeated back in every answer's headers."""
 _PLAIN_HOST = re.compile(r"^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$")
 
 
@@ -207,7 +214,7 @@ class SecurityHeaders:
             csp = DOCS_CSP
         else:
             host = Headers(scope=scope).get("host", "")
-            ws = f" ws://{host} wss://{host}" if _PLAIN_HOST.match(host) else ""
+            ws = f" ws://{host} wss://{host}" if len(host) <= MAX_HOST and _PLAIN_HOST.match(host) else ""
             csp = PAGE_CSP.format(ws=ws)
         extra = [(b"content-security-policy", csp.encode("latin-1")), (b"x-frame-options", b"DENY"),
                  (b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer")]
@@ -246,10 +253,12 @@ class CatchAll:
             await self.app(scope, receive, wrapped)
         except Exception:  # noqa: BLE001 - the point of this class
             log.exception("unhandled error in %s %s", scope.get("method", "WEBSOCKET"), scope.get("path", ""))
+            message = "something went wrong on the server; it has been logged"
             try:
                 if scope["type"] == "http" and not started:
-                    await error_response(500, "internal_error",
-                                         "something went wrong on the server; it has been logged")(scope, receive, send)
+                    await error_response(500, "internal_error", message)(scope, receive, send)
+                elif scope["type"] == "websocket" and not started:
+                    await refuse(scope, receive, send, 500, "internal_error", message, close_code=1011)
                 elif scope["type"] == "websocket":
                     await send({"type": "websocket.close", "code": 1011, "reason": "internal error"})
             except Exception:  # noqa: BLE001 - the client is gone or the response half sent: nothing more to say
@@ -260,13 +269,13 @@ def _validation_message(exc: RequestValidationError) -> str:
     parts = []
     for err in exc.errors()[:5]:
         loc = [str(x) for x in err.get("loc", ()) if x not in ("body", "query", "path", "form")]
-        where = ".".join(loc)
+        where = one_line(".".join(loc), 60)
         if err.get("type") == "json_invalid":
             parts.append(f"the body is not valid JSON ({err.get('ctx', {}).get('error', 'decode error')})")
         elif err.get("type") == "missing":
             parts.append(f"{where or 'body'}: required" + (" (send the photo as multipart/form-data)" if where == "photo" else ""))
         else:
-            parts.append(f"{where or 'body'}: {err.get('msg', 'invalid')}")
+            parts.append(f"{where or 'body'}: {one_line(err.get('msg', 'invalid'), 160)}")
     return "; ".join(parts) or "the request is not valid"
 
 
@@ -276,8 +285,10 @@ def _install_error_handlers(app: FastAPI) -> None:
         return error_response(exc.status, exc.code, exc.message, **exc.extra)
 
     @app.exception_handler(StoreError)
-    async def _store_error(_: Request, exc: StoreError) -> JSONResponse:
-        status = {NotFound: 404, Conflict: 409, Invalid: 422, StoreOpenError: 503}.get(type(exc), 500)
+    async def _store_error(request: Request, exc: StoreError) -> JSONResponse:
+        if isinstance(exc, StoreUnavailable):
+            log.warning("%s %s: %s (%s)", request.method, request.url.path, exc.fault.message, exc.detail)
+        status = {NotFound: 404, Conflict: 409, Invalid: 422, StoreOpenError: 503, StoreUnavailable: 503}.get(type(exc), 500)
         return error_response(status, exc.code, str(exc))
 
     @app.exception_handler(HouseRulesError)
@@ -293,11 +304,14 @@ def _install_error_handlers(app: FastAPI) -> None:
         return error_response(422, "invalid_request", _validation_message(exc))
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         codes = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "upload_too_large"}
         message = exc.detail if isinstance(exc.detail, str) else "request refused"
         if exc.status_code == 400 and "parsing the body" in message:
-            message = "the request body could not be parsed (a broken multipart form?)"
+            if "json" in request.headers.get("content-type", "").lower():
+                message = "the body could not be read as JSON (nested too deeply, or a number too long to read)"
+            else:
+                message = "the request body could not be parsed (a broken multipart form, or a part header too long?)"
         return error_response(exc.status_code, codes.get(exc.status_code, f"http_{exc.status_code}"), message)
 
     @app.exception_handler(ImageError)
@@ -327,9 +341,12 @@ def create_app(settings: Settings | None = None,
     app.state.slots = RecognitionSlots(settings.recognition_slots)
     app.state.tracker_factory = tracker_factory or default_tracker_factory
     _install_error_handlers(app)
+    apischema.install(app)
     for router in ROUTERS:
         app.include_router(router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    app.router.default = websocket_not_found(app.router.default)
+    app.add_middleware(RefusalsAsJson)
     app.add_middleware(UploadLimit, limit=settings.max_upload_bytes)
     app.add_middleware(AccessGuard, settings=settings)
     app.add_middleware(CatchAll)

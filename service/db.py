@@ -12,11 +12,14 @@ every read, so a corrected tile changes the score everywhere at once and the
 original reading is still there to argue about.
 
 This module knows SQLite and the rules engine, not HTTP: it raises `NotFound`,
-`Conflict` and `Invalid`, which the routers turn into status codes.
+`Conflict` and `Invalid`, which the routers turn into status codes, and
+`StoreUnavailable` when the database itself stops working under the running server
+(read-only, deleted, damaged, a full disk: see `service.storefaults`).
 """
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import sqlite3
 from contextlib import contextmanager
@@ -27,6 +30,9 @@ from typing import Any, Iterator, Sequence
 
 from engine import ConfigError, GameConfig, HouseRules, ScoreSheet, Tile, hand_score
 from engine.game import RECORD_FORMAT, RECORD_VERSION
+
+from .errorshape import shown as _shown
+from .storefaults import StoreFault, fault_from_error, inspect_files
 
 MAX_NAME_LENGTH = 40
 
@@ -109,6 +115,19 @@ class StoreOpenError(StoreError):
     code = "database_unusable"
 
 
+class StoreUnavailable(StoreError):
+    """The database stopped working under the running server (read-only, deleted, damaged, disk full).
+
+    Carries the `StoreFault` saying which, so the answer names the problem instead of "internal error"."""
+
+    def __init__(self, fault: StoreFault, detail: str = "") -> None:
+        super().__init__(fault.message)
+        self.fault = fault
+        self.code = fault.code
+        self.detail = detail or fault.message
+        """What SQLite said, for the log and for the message at start-up."""
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
@@ -141,10 +160,15 @@ class GameStore:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+        self.last_fault: StoreFault | None = None
+        """The fault the last failed operation met, until a write succeeds again."""
+        self._uri = Path(os.path.abspath(self.path)).as_uri()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self._connect() as conn:
+            with self._connect(create=True) as conn:
                 self._migrate(conn)
+        except StoreUnavailable as exc:
+            raise StoreOpenError(f"{self.path}: cannot use this file as the games database ({exc.detail})") from None
         except sqlite3.DatabaseError as exc:
             raise StoreOpenError(f"{self.path}: cannot use this file as the games database ({exc})") from None
         except OSError as exc:
@@ -153,28 +177,92 @@ class GameStore:
     # -- plumbing -----------------------------------------------------------
 
     @contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        # A connection per operation: cheap for SQLite, and safe from any thread.
-        conn = sqlite3.connect(self.path, timeout=15, isolation_level=None)
+    def _connect(self, create: bool = False, write: bool = False) -> Iterator[sqlite3.Connection]:
+        """A connection per operation: cheap for SQLite, and safe from any thread.
+
+        Only opening the store may create the file: a database deleted under the running server
+        is reported as gone, not silently replaced by an empty one. An SQLite error that says
+        the store itself is at fault (read-only, deleted, damaged, full) leaves as
+        `StoreUnavailable`; any other stays what it was."""
+        try:
+            conn = self._open(create, write)
+        except sqlite3.Error as exc:
+            raise self._unavailable(exc) from None
         try:
             conn.row_factory = sqlite3.Row
             conn.execute("PRAGMA foreign_keys = ON")
             conn.execute("PRAGMA synchronous = FULL")
             yield conn
+        except sqlite3.Error as exc:
+            raise self._unavailable(exc) from None
         finally:
             conn.close()
+
+    def _open(self, create: bool, write: bool) -> sqlite3.Connection:
+        conn = sqlite3.connect(f"{self._uri}?mode={'rwc' if create else 'rw'}", uri=True,
+                               timeout=15, isolation_level=None)
+        if create or write:
+            return conn
+        try:
+            conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+            return conn
+        except sqlite3.OperationalError as exc:
+            conn.close()
+            if not self._can_read_as_immutable(exc):
+                raise
+        # A read-only folder (or mount) where SQLite cannot make its -shm file: nothing can change
+        # the file, so it is read as it stands. Only when no -wal file holds newer pages than it.
+        return sqlite3.connect(f"{self._uri}?mode=ro&immutable=1", uri=True, timeout=15, isolation_level=None)
+
+    def _can_read_as_immutable(self, exc: sqlite3.OperationalError) -> bool:
+        name = getattr(exc, "sqlite_errorname", "") or ""
+        if not (name.startswith("SQLITE_CANTOPEN") or name.startswith("SQLITE_READONLY")):
+            return False
+        fault = inspect_files(self.path)
+        if fault is None or fault.kind != "read_only":
+            return False
+        wal = self.path.with_name(self.path.name + "-wal")
+        try:
+            return wal.stat().st_size == 0
+        except FileNotFoundError:
+            return True
+        except OSError:
+            return False
+
+    def _unavailable(self, exc: sqlite3.Error) -> Exception:
+        fault = fault_from_error(exc, self.path)
+        if fault is None:
+            return exc
+        self.last_fault = fault
+        return StoreUnavailable(fault, str(exc))
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         """One write transaction; it is committed (and on disk) when the block ends."""
-        with self._connect() as conn:
+        with self._connect(write=True) as conn:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield conn
             except BaseException:
-                conn.execute("ROLLBACK")
+                if conn.in_transaction:  # SQLite rolls back by itself after some errors (a full disk)
+                    conn.execute("ROLLBACK")
                 raise
             conn.execute("COMMIT")
+        self.last_fault = None
+
+    def check(self) -> StoreFault | None:
+        """What is wrong with the store now, or None: the file system's view, then a read, then
+        what the last failed operation met (a full disk or a damaged page show only when written
+        or read)."""
+        fault = inspect_files(self.path)
+        if fault is not None:
+            return fault
+        try:
+            with self._connect() as conn:
+                conn.execute("SELECT COUNT(*) FROM games").fetchone()
+        except StoreUnavailable as exc:
+            return exc.fault
+        return self.last_fault
 
     def _migrate(self, conn: sqlite3.Connection) -> None:
         mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
@@ -521,17 +609,6 @@ def _curve(raw: list[int], rules: HouseRules) -> list[int]:
         low = min(raw)
         return [r - low for r in raw]
     return list(raw)
-
-
-def _shown(value: Any, limit: int = 40) -> str:
-    """A value for an error message, never echoing a long one back whole (nor failing on a huge int)."""
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10 ** limit:
-        return f"a number of {len(str(abs(value))) if abs(value) < 10 ** 4000 else 'over 4000'} digits"
-    text = repr(value) if isinstance(value, str) else str(value) if isinstance(value, (int, float)) else None
-    if text is None:
-        text = f"a {type(value).__name__}" if not isinstance(value, (list, dict)) else \
-            f"a {'list' if isinstance(value, list) else 'JSON object'}"
-    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def _parse_tile(value: Any, set_max: int) -> Tile:

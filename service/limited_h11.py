@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import asyncio
-import json
+import re
 from typing import Any
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from .connlimits import ServerLimits
+from .errorshape import raw_json_response
 
 try:  # the WebSocket parser's own limits: an upgrade request over them cannot be parsed there
     from websockets.http11 import MAX_LINE_LENGTH as WS_MAX_LINE, MAX_NUM_HEADERS as WS_MAX_HEADERS
@@ -16,12 +17,8 @@ except ImportError:  # pragma: no cover - websockets is a dependency of the serv
     WS_MAX_LINE, WS_MAX_HEADERS = 8192, 128
 
 
-def _raw_json_response(status: int, reason: str, code: str, message: str) -> bytes:
-    """A complete HTTP/1.1 response that closes the connection, written outside h11's state machine."""
-    body = json.dumps({"error": code, "message": message}).encode()
-    head = (f"HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\n"
-            f"content-length: {len(body)}\r\nconnection: close\r\n\r\n")
-    return head.encode("ascii") + body
+_HEAD_END = re.compile(rb"\n\r?\n")
+"""Where a request head ends, as h11 finds it (a blank line, with or without the carriage return)."""
 
 
 class LimitedH11Protocol(H11Protocol):
@@ -34,6 +31,7 @@ class LimitedH11Protocol(H11Protocol):
         self._timer: asyncio.TimerHandle | None = None
         self._phase: str | None = None  # "head", "body" or None (no timer: idle keep-alive or app at work)
         self._seen_bytes = False  # any byte of the current request head
+        self._upgraded = False  # handed to the WebSocket protocol: the connection is no longer this one's
 
     # connection lifecycle
 
@@ -42,8 +40,8 @@ class LimitedH11Protocol(H11Protocol):
         if len(self.connections) > self.limits.max_connections:
             self.connections.discard(self)
             self._warn_refused()
-            transport.write(_raw_json_response(503, "Service Unavailable", "too_many_connections",
-                                               "the server has too many open connections; try again shortly"))
+            transport.write(raw_json_response(503, "too_many_connections",
+                                              "the server has too many open connections; try again shortly"))
             transport.close()
             return
         self._sync_timer(data_arrived=False)
@@ -56,6 +54,12 @@ class LimitedH11Protocol(H11Protocol):
     def data_received(self, data: bytes) -> None:
         if data and self.conn.their_state is h11.IDLE:
             self._seen_bytes = True
+            if self._head_too_long(data):
+                self._cancel_timer()
+                self._phase = None
+                self.transport.write(self._head_too_long_answer())
+                self.transport.close()
+                return
         super().data_received(data)
         self._sync_timer(data_arrived=True)
 
@@ -69,10 +73,10 @@ class LimitedH11Protocol(H11Protocol):
         self._phase = None
         too_big = len(self.conn.trailing_data[0]) > self.limits.max_head_bytes
         if too_big:
-            answer = _raw_json_response(431, "Request Header Fields Too Large", "request_head_too_large",
-                                        f"the request line and headers must fit in {self.limits.max_head_bytes} bytes")
+            answer = self._head_too_long_answer()
         else:
-            answer = _raw_json_response(400, "Bad Request", "bad_request", "the request is not valid HTTP/1.1")
+            answer = raw_json_response(400, "bad_request", "the request is not valid HTTP/1.1 "
+                                                           "(a broken request line, header, Content-Length or chunk)")
         self.transport.write(answer)
         self.transport.close()
 
@@ -81,16 +85,31 @@ class LimitedH11Protocol(H11Protocol):
         self._phase = None
         request_line = len(event.method) + len(event.target) + len(b"  HTTP/1.1\r\n")  # as the parser counts it
         if request_line > WS_MAX_LINE:
-            self._refuse(414, "URI Too Long", "uri_too_long",
+            self._refuse(414, "uri_too_long",
                          f"a WebSocket request line may have at most {WS_MAX_LINE} bytes (this one has {request_line})")
             return
         if len(self.headers) > WS_MAX_HEADERS or any(len(k) + len(v) + 4 > WS_MAX_LINE for k, v in self.headers):
-            self._refuse(431, "Request Header Fields Too Large", "headers_too_large",
+            self._refuse(431, "headers_too_large",
                          f"a WebSocket request may carry at most {WS_MAX_HEADERS} headers of at most {WS_MAX_LINE} bytes")
             return
+        self._upgraded = True
         super().handle_websocket_upgrade(event)
 
     # helpers
+
+    def _head_too_long(self, data: bytes) -> bool:
+        """Whether the request head now arriving is over the limit. h11 checks its limit only while a
+        head is incomplete, so a long head that arrives in one piece would pass; this counts it whole."""
+        limit = self.limits.max_head_bytes
+        buffered = self.conn.trailing_data[0]
+        if len(buffered) + len(data) <= limit:
+            return False
+        window = (buffered + data)[:limit + 4]
+        return _HEAD_END.search(window) is None
+
+    def _head_too_long_answer(self) -> bytes:
+        return raw_json_response(431, "request_head_too_large",
+                                 f"the request line and headers must fit in {self.limits.max_head_bytes} bytes")
 
     _refused = 0
     _refused_logged_at = float("-inf")
@@ -105,9 +124,9 @@ class LimitedH11Protocol(H11Protocol):
                                 cls._refused, self.limits.max_connections)
             cls._refused, cls._refused_logged_at = 0, now
 
-    def _refuse(self, status: int, reason: str, code: str, message: str) -> None:
+    def _refuse(self, status: int, code: str, message: str) -> None:
         self.logger.warning("Refused a WebSocket upgrade: %s", message)
-        self.transport.write(_raw_json_response(status, reason, code, message))
+        self.transport.write(raw_json_response(status, code, message))
         self.transport.close()
 
     def _cancel_timer(self) -> None:
@@ -121,7 +140,7 @@ class LimitedH11Protocol(H11Protocol):
 
     def _sync_timer(self, data_arrived: bool) -> None:
         """Arm, keep or cancel the timer for the state the connection is now in."""
-        if self.transport is None or self.transport.is_closing():
+        if self._upgraded or self.transport is None or self.transport.is_closing():
             self._cancel_timer()
             self._phase = None
             return
@@ -147,7 +166,7 @@ class LimitedH11Protocol(H11Protocol):
 
     def _on_timeout(self) -> None:
         self._timer = None
-        if self.transport is None or self.transport.is_closing():
+        if self._upgraded or self.transport is None or self.transport.is_closing():
             return
         if self._phase == "body" and ((self.flow is not None and self.flow.read_paused)
                                       or (self.cycle is not None and self.cycle.waiting_for_100_continue)):
@@ -155,8 +174,8 @@ class LimitedH11Protocol(H11Protocol):
             return
         if self._phase == "head":
             if self._seen_bytes:
-                self.transport.write(_raw_json_response(
-                    408, "Request Timeout", "request_timeout",
+                self.transport.write(raw_json_response(
+                    408, "request_timeout",
                     f"the request head did not arrive within {self.limits.header_timeout:g} s"))
             self.logger.info("Closed a connection whose request head was not complete in time.")
         elif self._phase == "body":

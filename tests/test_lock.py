@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 LOCK_EXTRAS = {"runtime": (), "train": ("train",), "test": ("train", "test")}
 """Each lock file and the extras it holds beside the run-time dependencies."""
-LAB_ONLY = ("torch", "torchvision", "ultralytics", "playwright", "pytest", "onnx")
+LAB_ONLY = ("torch", "torchvision", "ultralytics", "playwright", "pytest", "hypothesis", "onnx")
 """Packages a run-time install must not carry: training, export and test tools."""
 
 PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+?)\s*(\\)?$")

@@ -197,3 +197,15 @@ def test_the_websocket_line_limit_is_the_parsers_own(tmp_path):
                 sock.settimeout(5)
                 got = sock.recv(4096)
             assert got.startswith(b"HTTP/1.1 414" if refused else b"HTTP/1.1 101"), (extra, got[:200])
+
+
+def test_a_live_websocket_outlives_the_request_timeouts(tmp_path):
+    """The body timer must not follow a connection once it is a WebSocket (it closed live sockets at 30 s)."""
+    from websockets.sync.client import connect
+
+    with serve(tmp_path / "g.sqlite3", "--header-timeout", "1", "--body-timeout", "1") as (_, base):
+        with connect(base.replace("http://", "ws://") + "/api/v1/live", open_timeout=10) as ws:
+            assert json.loads(ws.recv(10))["type"] == "ready"
+            time.sleep(2.5)
+            ws.send(json.dumps({"type": "ping"}))
+            assert json.loads(ws.recv(5)) == {"type": "pong"}

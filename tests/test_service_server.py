@@ -13,7 +13,7 @@ import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Sequence
 
 import cv2
 import httpx
@@ -32,15 +32,17 @@ def _free_port() -> int:
 
 
 @contextmanager
-def serve(db: Path, *extra: str, token: str | None = None,
-          host: str | None = None) -> Iterator[tuple[subprocess.Popen, str]]:
+def serve(db: Path, *extra: str, token: str | None = None, host: str | None = None,
+          wrap: Sequence[str] = (), log_dir: Path | None = None) -> Iterator[tuple[subprocess.Popen, str]]:
     """Start `chickenfoot serve` on a free loopback port; yields (process, base URL) once it answers.
 
-    With `host`, the server listens there and the base URL is the one it printed at start."""
+    With `host`, the server listens there and the base URL is the one it printed at start. `wrap`
+    goes before the command (a program that sets the server's surroundings up, then runs it)."""
     port = _free_port()
-    log = open(db.parent / f"serve-{port}.log", "w+b")  # a file, not a pipe nobody reads (it would fill up)
+    log_dir = log_dir or db.parent
+    log = open(log_dir / f"serve-{port}.log", "w+b")  # a file, not a pipe nobody reads (it would fill up)
     proc = subprocess.Popen(
-        [sys.executable, "-c", LAUNCH, "serve", "--port", str(port), "--db", str(db), *extra,
+        [*wrap, sys.executable, "-c", LAUNCH, "serve", "--port", str(port), "--db", str(db), *extra,
          *(("--host", host) if host else ())],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
     )

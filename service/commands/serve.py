@@ -127,9 +127,11 @@ def run(args) -> int:
     url = shown_url(host, args.port, token)
     print(f"chickenfoot: games in {settings.db_path}", file=sys.stderr)
     print(f"chickenfoot: open {url}  (API docs at /docs)", file=sys.stderr, flush=True)
+    from ..ws_handshake import JsonHandshakeWebSockets
+
     uvicorn.run(
         app, host=host, port=args.port, log_level="warning",
-        ws_max_size=settings.max_upload_bytes + 4096, timeout_graceful_shutdown=5,
+        ws=JsonHandshakeWebSockets, ws_max_size=settings.max_upload_bytes + 4096, timeout_graceful_shutdown=5,
         **limits.uvicorn_options(),
     )
     return 0

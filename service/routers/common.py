@@ -12,6 +12,7 @@ from fastapi import Request, UploadFile
 from engine import SUPPORTED_SETS
 
 from ..deps import ApiError
+from ..errorshape import shown
 
 JPEG_QUALITY = 85
 RULES_HELP = "house rules: a preset name (plain, encyclopedia, montgomery, howto, escale) or a JSON object"
@@ -23,7 +24,8 @@ def require_multipart(request: Request) -> None:
     if not ctype.lower().startswith("multipart/form-data"):
         raise ApiError(
             415, "unsupported_media_type",
-            f"send the photo as multipart/form-data with the file in the \"photo\" field (got {ctype or 'no content type'})",
+            f"send the photo as multipart/form-data with the file in the \"photo\" field "
+            f"(got {shown(ctype, 60) if ctype else 'no content type'})",
         )
 
 
@@ -38,7 +40,7 @@ def read_upload(photo: UploadFile) -> tuple[bytes, str]:
 
 def check_set(set_max: int | None) -> int | None:
     if set_max is not None and set_max not in SUPPORTED_SETS:
-        raise ApiError(422, "invalid_set", f"set must be one of {', '.join(map(str, SUPPORTED_SETS))}, got {set_max}")
+        raise ApiError(422, "invalid_set", f"set must be one of {', '.join(map(str, SUPPORTED_SETS))}, got {shown(set_max)}")
     return set_max
 
 
