@@ -13,6 +13,8 @@ from .audit import (
     layout_from_board,
     layout_from_round,
 )
+from .advise import Advice, AdviceTuning, HandSizeStats, advise
+from .blocked import BlockProof, EndFact, ValueCount, explain_audit, explain_block, explain_board, explain_round
 from .board import Board, BoardNode, OpenEnd, Placement
 from .deal import Deal, GameConfig, check_deal_possible, make_deal, max_players
 from .errors import (
@@ -38,7 +40,9 @@ from .errors import (
     TileNotInSet,
 )
 from .game import Game, GameState
+from .handcount import HandTally, Penalty
 from .record import RecordError, ReplayResult, TurnError, dumps_record, load_record, save_record
+from .replay import GameReplay, PlayerStats, board_diagram, replay_game, study_games
 from .round import Play, RoundResult, RoundState
 from .rules import PRESETS, HouseRules, HouseRulesError, table_hand_size
 from .scoring import ScoreSheet, Standing, hand_score, rank_players, round_scores, tile_score
@@ -46,6 +50,9 @@ from .simulate import SimulationResult, random_game, random_round, random_step, 
 from .tiles import SUPPORTED_SETS, Tile, doubles, full_set, set_pip_total, tile_count
 
 __all__ = [
+    "Advice", "AdviceTuning", "BlockProof", "EndFact", "GameReplay", "HandSizeStats", "HandTally", "Penalty",
+    "PlayerStats", "ValueCount", "advise", "board_diagram", "explain_audit", "explain_block", "explain_board",
+    "explain_round", "replay_game", "study_games",
     "AlreadyDrew", "AuditReport", "Board", "BoardNode", "BoneyardEmpty", "CannotUndo", "ChickieInfo", "ChickieUnfinished",
     "ConfigError", "Deal", "DealError", "EndsDoNotMatch", "EngineError", "Game", "GameConfig", "GameState",
     "HouseRules", "HouseRulesError", "IllegalPlay", "Layout", "LayoutBuilder", "LayoutEdge", "LayoutTile",

@@ -33,7 +33,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .deal import Deal, GameConfig
 from .errors import ConfigError, EngineError, IllegalPlay, NoSuchOpenEnd, RoundOver, TileNotInSet
@@ -124,12 +124,20 @@ def _read(source: dict[str, Any] | str | Path) -> dict[str, Any]:
     return data
 
 
-def load_record(source: dict[str, Any] | str | Path) -> ReplayResult:
+Observer = Callable[[str, int, int, "dict[str, Any] | None", RoundState], None]
+"""`observe(stage, round, turn, turn_record, state)`: stage "start" (the round opened; turn -1),
+"before" and "after" each turn the record makes (automatic turns, penalties and skips, are the
+engine's own: they show in the state's history after the action that set them off), "end" (the
+round's turns are all made)."""
+
+
+def load_record(source: dict[str, Any] | str | Path, observe: Observer | None = None) -> ReplayResult:
     """Replay a game record; stops at the first turn the rules refuse.
 
     `source` is the record as a dict, a JSON string, or a path. Malformed records
     (missing fields, an impossible setup) raise `RecordError`; rule breaches are
-    reported in the result's `error`.
+    reported in the result's `error`. `observe` sees the round at every step (for
+    studying a game play by play).
     """
     data = _read(source)
     if data.get("format", RECORD_FORMAT) != RECORD_FORMAT:
@@ -159,19 +167,27 @@ def load_record(source: dict[str, Any] | str | Path) -> ReplayResult:
             replay.error = TurnError(r_index, 0, "bad_deal", str(exc))
             return replay
         turns = rdata.get("turns", [])
+        if observe is not None:
+            observe("start", r_index, -1, None, state)
         for t_index, turn in enumerate(turns):
             if not isinstance(turn, dict) or "type" not in turn:
                 raise RecordError(f"round {r_index}, turn {t_index}: a turn is an object with a \"type\"")
             if turn.get("auto"):
                 continue
             try:
+                if observe is not None:
+                    observe("before", r_index, t_index, turn, state)
                 _apply_turn(state, turn)
+                if observe is not None:
+                    observe("after", r_index, t_index, turn, state)
             except IllegalPlay as exc:
                 replay.error = TurnError(r_index, t_index, exc.code, exc.message)
                 return replay
             except (KeyError, TypeError, ValueError) as exc:
                 replay.error = TurnError(r_index, t_index, "bad_turn", f"cannot read this turn: {exc}")
                 return replay
+        if observe is not None:
+            observe("end", r_index, len(turns), None, state)
         if not state.is_over():
             if r_index < len(rounds) - 1:
                 replay.error = TurnError(

@@ -22,6 +22,9 @@ def register(sub) -> None:
     p.add_argument("--arms", type=int, choices=[4, 6], default=None,
                    help="arms the spinner takes before play goes on (overrides --rules; default 4)")
     p.add_argument("--model", metavar="PATH", help="detector .onnx file or folder holding both models")
+    p.add_argument("--explain-block", action="store_true",
+                   help="say whether play can go on: each open end's value, how many tiles of it exist, lie on "
+                        "the table and could still be in hands (as far as the picture shows)")
     p.set_defaults(func=run)
 
 
@@ -58,10 +61,17 @@ def run(args) -> int:
         if not cv2.imwrite(str(dest), annotate_layout(img, rec, result)):
             raise UserError(f"cannot write {dest}")
         result["annotated"] = str(dest)
+    if args.explain_block:
+        from engine.blocked import explain_audit
+
+        proof = explain_audit(result, args.set_max or rec.set_max)
+        result["blocked"] = proof.to_dict()
     if args.json:
         print(json.dumps(result))
     else:
         print_report(result)
+        if args.explain_block:
+            print("\n".join(proof.lines()))
     return 0
 
 

@@ -60,6 +60,8 @@ def audit_photo(
     set_max: int | None = Form(None, alias="set", description="the set in use; default: inferred"),
     round_double: int | None = Form(None, description="the double this round started with, if known"),
     annotate: bool = Query(True, description="include the audit drawn on the photo as a data URL"),
+    explain_block: bool = Query(True, description="include `blocked`: whether play can go on, as far as the "
+                                                  "picture shows (see `engine.blocked`)"),
     layout: ModuleType = Depends(require_layout),
     recognizer: Any = Depends(get_recognizer),
     slots: RecognitionSlots = Depends(get_slots),
@@ -84,6 +86,10 @@ def audit_photo(
             picture = draw(img, rec, result) if draw is not None else annotate_recognition(img, rec)
             result["annotated_image"] = jpeg_data_url(picture)
         del img
+    if explain_block:
+        from engine.blocked import explain_audit
+
+        result["blocked"] = explain_audit(result, rec.set_max).to_dict()
     result.setdefault("image", rec.image)
     result.update(width=rec.width, height=rec.height, set=rec.set_max, house_rules=rules.to_dict())
     return result

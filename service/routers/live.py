@@ -9,6 +9,9 @@ Protocol (one JSON object per text message from the server):
   pixels), `skipped` (arrived sooner than `min_interval` after the last frame
   read) or `error` (not an image, too large...). A browser sends its next frame
   when the answer to the last one arrives, so a slow laptop never builds a queue;
+- the table tells what the camera cannot see with `{"type": "table", "action": "draw" | "pass" |
+  "announce", "player": seat}` (a draw, a pass, a last tile called); the answer is a `state`
+  message (the tracker's state, with each hand's size) and any events that follow from it;
 - `event` messages follow an overlay when the tracker has something to say
   (each with `event`, `frame`, `message` and the event's own fields):
   `tracking_started` (first frame), `round_started`, `tile_played`, `violation`
@@ -54,8 +57,9 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from engine import ConfigError, GameConfig, HouseRules, HouseRulesError, Tile
 
-from ..db import NotFound
+from ..db import StoreError
 from ..deps import ApiError, Settings, get_settings
+from ..errorshape import one_line
 from .common import check_set
 
 log = logging.getLogger("chickenfoot.live")
@@ -198,7 +202,8 @@ def default_tracker_factory(options: LiveOptions) -> Tracker:
 
 
 STORED_EVENTS = frozenset({"round_started", "tile_played", "violation", "tile_taken_back", "flag_withdrawn",
-                           "play_corrected", "board_disturbed", "board_cleared", "camera_moved", "round_scored"})
+                           "play_corrected", "board_disturbed", "board_cleared", "camera_moved", "round_scored",
+                           "last_tile", "chickenlittle_penalty", "round_blocked"})
 """Event kinds kept with a stored game (what happened at the table, not how the stream went)."""
 
 SESSION_RE = re.compile(r"^[0-9a-f]{12}$")
@@ -275,6 +280,8 @@ def _frame_bytes(message: dict[str, Any]) -> bytes:
     kind = data.get("type")
     if kind == "ping":
         raise _Pong()
+    if kind == "table":
+        raise _TableNote(data)
     if kind != "frame" or not isinstance(data.get("image"), str):
         raise ApiError(400, "bad_message", "unknown message; expected {\"type\": \"frame\", \"image\": base64} or {\"type\": \"ping\"}")
     b64 = data["image"]
@@ -290,6 +297,29 @@ class _Pong(Exception):
     pass
 
 
+class _TableNote(Exception):
+    """A `table` message: what the players say happened (see the module docstring)."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        super().__init__("table note")
+        self.data = data
+
+
+def _tell(tracker: Any, data: dict[str, Any]) -> list[dict[str, Any]]:
+    from engine import IllegalPlay
+
+    action, player = data.get("action"), data.get("player")
+    if not hasattr(tracker, "tell"):
+        raise ApiError(400, "bad_message", "this tracker takes no table notes")
+    if action not in ("draw", "pass", "announce") or not isinstance(player, int) or isinstance(player, bool):
+        raise ApiError(400, "bad_message", "a table note is {\"type\": \"table\", \"action\": \"draw\" | \"pass\" | "
+                                           "\"announce\", \"player\": seat}")
+    try:
+        return tracker.tell(action, player)
+    except (IllegalPlay, ValueError) as exc:
+        raise ApiError(409, getattr(exc, "code", "refused"), getattr(exc, "message", str(exc))) from None
+
+
 @router.websocket("/live")
 async def live(ws: WebSocket) -> None:
     from vision.imageio import ImageError
@@ -298,8 +328,8 @@ async def live(ws: WebSocket) -> None:
     await ws.accept()
     try:
         options = _options(ws, settings)
-    except (ApiError, NotFound, HouseRulesError) as exc:
-        await _send(ws, {"type": "error", "error": getattr(exc, "code", "invalid"), "message": str(exc)})
+    except (ApiError, StoreError, HouseRulesError) as exc:
+        await _send(ws, {"type": "error", "error": getattr(exc, "code", "invalid"), "message": one_line(str(exc))})
         await _close(ws, 1008, str(exc))
         return
     try:
@@ -344,12 +374,17 @@ async def live(ws: WebSocket) -> None:
                 errors = 0
             except _Pong:
                 replies = [{"type": "pong"}]
+            except _TableNote as note:
+                try:
+                    replies = await run_in_threadpool(_tell, tracker, note.data)
+                except ApiError as exc:
+                    replies = [{"type": "error", "frame": frames, "error": exc.code, "message": exc.message}]
             except ApiError as exc:
                 errors += 1
-                replies = [{"type": "error", "frame": frames, "error": exc.code, "message": exc.message}]
+                replies = [{"type": "error", "frame": frames, "error": exc.code, "message": one_line(exc.message)}]
             except ImageError as exc:
                 errors += 1
-                replies = [{"type": "error", "frame": frames, "error": "bad_image", "message": str(exc)}]
+                replies = [{"type": "error", "frame": frames, "error": "bad_image", "message": one_line(str(exc))}]
             except Exception:  # noqa: BLE001 - one bad frame must not end the connection or the server
                 errors += 1
                 log.exception("live frame %d failed", frames)

@@ -360,14 +360,119 @@ function renderAudit(audit, file) {
   $("#table-violations").replaceChildren(...(violations.length ? violations : ["none"]).map((v) =>
     (typeof v === "string" ? listItem(v) : listItem(v.message || "a rule was broken", "bad"))));
   const ends = audit.open_ends || [];
+  const pipsOf = Object.fromEntries((audit.tiles || []).filter((t) => t.pips).map((t) => [t.id, t.pips.join("-")]));
   $("#table-ends").textContent = ends.length
-    ? ends.map((e) => (typeof e === "object" ? `${e.value ?? "?"} (tile ${e.tile ?? "?"})` : e)).join(", ")
+    ? ends.map((e) => (typeof e === "object" ? `${e.value ?? "?"} (on ${pipsOf[e.tile] ?? "an unread tile"})` : e)).join(", ")
     : "none";
   $("#table-result").hidden = false;
   const read = `${(audit.tiles || []).length} tiles read.`;
   setStatus($("#table-status"), audit.message ? `${read} ${audit.message}` : read);
   (audit.warnings || []).forEach((w) => $("#table-violations").append(listItem(w)));
+  showTableBlocked(audit.blocked);
 }
+
+// ---- why a round is blocked: the engine's proof, in words -------------------------------
+// Shared by the Table tab (a photo), the Live tab (a round followed play by play) and replays.
+function plural(n, one, many = one + "s") { return `${n} ${n === 1 ? one : many}`; }
+
+function sentence(text) { return text ? text.charAt(0).toUpperCase() + text.slice(1) : ""; }
+
+function doubleValue(tile) { return Number(String(tile).split("-")[0]); }
+
+function endWords(end) {
+  const where = end.kind === "spinner" ? `The spinner ${end.on}` : end.kind === "chickie" ? `The chickie ${end.on}` : end.on;
+  const room = end.free > 1 ? ` (room for ${end.free} more)` : "";
+  const waits = end.playable_now ? "" : ", but only once the double that must be fed first is finished";
+  return `${where} takes a ${end.value}${room}${waits}`;
+}
+
+function deadWords(dead) {
+  const what = dead.kind === "spinner" ? "spinner" : "chickie";
+  const need = plural(dead.missing, dead.kind === "spinner" ? "more arm" : "more toe");
+  const value = doubleValue(dead.tile);
+  const left = dead.possible ? `only ${plural(dead.possible, "tile")} with a ${value} can still come`
+    : `every tile with a ${value} is already on the table`;
+  return `The ${what} on ${dead.tile} can no longer be completed: it needs ${need}, and ${left}.`;
+}
+
+function verdictWords(proof) {
+  if (!proof.ends.length) return "Nothing to check: no open end is showing.";
+  return (proof.blocked ? "Blocked: " : "Play can go on: ") + proof.reason + ".";
+}
+
+function inHandsCell(value) {
+  const n = String(value.in_hands);
+  return value.in_boneyard ? `${n} (${value.in_boneyard} left to draw)` : n;
+}
+
+function valuesTable(values) {
+  const table = document.createElement("table");
+  const head = document.createElement("tr");
+  head.append(cell("th", "Value"), cell("th", "In the set"), cell("th", "On the table"), cell("th", "Could still be in hands"));
+  const body = document.createElement("tbody");
+  for (const v of values) {
+    const tr = document.createElement("tr");
+    tr.className = v.exhausted ? "used-up" : "";
+    tr.dataset.value = v.value;
+    tr.append(cell("td", `${v.value}s`), cell("td", String(v.in_set)), cell("td", String(v.on_table)), cell("td", inHandsCell(v)));
+    body.append(tr);
+  }
+  const thead = document.createElement("thead");
+  thead.append(head);
+  table.append(thead, body);
+  const wrap = document.createElement("div");
+  wrap.className = "sheet-wrap";
+  wrap.append(table);
+  return wrap;
+}
+
+function renderProof(holder, proof) {
+  const parts = [];
+  const basis = cell("p", `(${proof.basis_words})`);
+  basis.className = "basis";
+  parts.push(basis);
+  if (proof.dead.length) {
+    const dead = document.createElement("ul");
+    dead.className = "dead";
+    dead.append(...proof.dead.map((d) => listItem(deadWords(d), "bad")));
+    parts.push(dead);
+  }
+  if (proof.ends.length) {
+    parts.push(cell("h4", "Open ends"));
+    const ends = document.createElement("ul");
+    ends.className = "ends";
+    ends.append(...proof.ends.map((e) => listItem(endWords(e))));
+    parts.push(ends, cell("h4", "Tiles of each value those ends take"), valuesTable(proof.values));
+  }
+  if (proof.boneyard != null) {
+    parts.push(cell("p", proof.boneyard ? `${plural(proof.boneyard, "tile")} left to draw.` : "Nothing is left to draw."));
+  }
+  if (proof.unread) {
+    parts.push(cell("p", `${plural(proof.unread, "tile")} in the picture could not be read, so the answer could change.`));
+  }
+  holder.replaceChildren(...parts);
+}
+
+function showTableBlocked(proof) {
+  const box = $("#table-blocked");
+  box.hidden = !proof;
+  if (!proof) return;
+  $("#table-verdict").textContent = verdictWords(proof);
+  $("#table-verdict").classList.toggle("bad", proof.blocked);
+  const why = $("#table-why");
+  why.textContent = proof.blocked ? "Why is it blocked?" : "Why can play go on?";
+  why.hidden = !proof.ends.length;
+  why.setAttribute("aria-expanded", "false");
+  $("#table-proof").hidden = true;
+  renderProof($("#table-proof"), proof);
+}
+
+$("#table-why").addEventListener("click", () => {
+  const why = $("#table-why");
+  const open = why.getAttribute("aria-expanded") !== "true";
+  why.setAttribute("aria-expanded", String(open));
+  $("#table-proof").hidden = !open;
+});
 
 $("#table-photo").addEventListener("change", async (ev) => {
   const file = takeFile(ev.target);
@@ -424,13 +529,94 @@ async function loadGames() {
 $("#game-select").addEventListener("change", (ev) => openGame(ev.target.value));
 $("#game-new-toggle").addEventListener("click", () => { $("#game-new").hidden = !$("#game-new").hidden; });
 
-async function newGameBody() {
-  const players = $("#new-players").value.split("\n").map((s) => s.trim()).filter(Boolean);
+function newPlayers() {
+  return $("#new-players").value.split("\n").map((s) => s.trim()).filter(Boolean);
+}
+
+// The rules chosen on the form, without the hand size typed in (the advisor asks which is best).
+async function chosenRules() {
   const rules = { ...(await presets())[$("#new-preset").value].rules };
   if ($("#new-blank").value !== "") rules.double_blank_value = Number($("#new-blank").value);
   if ($("#new-curved").checked) rules.curved_scoring = true;
-  return { players, set: Number($("#new-set").value), house_rules: rules };
+  return rules;
 }
+
+async function newGameBody() {
+  const rules = await chosenRules();
+  if ($("#new-hand-size").value !== "") rules.hand_size = Number($("#new-hand-size").value);
+  return { players: newPlayers(), set: Number($("#new-set").value), house_rules: rules };
+}
+
+// ---- the deal advisor: how many tiles to deal, from practice rounds played on the server ----
+const ADVICE_ROUNDS = 1000;
+let advised = null;
+
+function percent(share) { return `${(share * 100).toFixed(1)}%`; }
+
+function adviceRow(size, advice) {
+  const tr = document.createElement("tr");
+  const marks = [size.hand_size === advice.recommended ? "suggested" : "",
+    size.hand_size === advice.table_hand_size ? "the usual table" : ""].filter(Boolean);
+  tr.className = size.hand_size === advice.recommended ? "recommended" : "";
+  tr.dataset.size = size.hand_size;
+  const first = cell("td", String(size.hand_size));
+  if (marks.length) first.append(document.createElement("br"), cell("small", marks.join(", ")));
+  tr.append(first,
+    cell("td", String(size.boneyard)), cell("td", percent(size.stall_share)),
+    cell("td", size.turns_mean.toFixed(1)), cell("td", size.points_left_mean.toFixed(1)));
+  return tr;
+}
+
+function renderAdvice(advice) {
+  const head = document.createElement("tr");
+  head.append(cell("th", "Tiles each"), cell("th", "Left to draw"), cell("th", "Rounds that stall"),
+    cell("th", "Turns per round"), cell("th", "Points left per hand"));
+  const thead = document.createElement("thead");
+  thead.append(head);
+  const body = document.createElement("tbody");
+  body.append(...advice.sizes.map((size) => adviceRow(size, advice)));
+  $("#advice-table").replaceChildren(thead, body);
+  $("#advice-pick").textContent = `Suggested: ${advice.recommended} tiles each, ${advice.reason}. ` +
+    `Measured over ${advice.rounds_per_size} practice rounds for each hand size.`;
+  $("#advice-use").textContent = `Deal ${advice.recommended} tiles each`;
+  $("#advice-result").hidden = false;
+}
+
+$("#advice-run").addEventListener("click", async () => {
+  const players = newPlayers().length;
+  const ctl = startRequest("advice");
+  $("#advice-result").hidden = true;
+  setStatus($("#advice-status"), `Playing ${ADVICE_ROUNDS} practice rounds for each hand size…`);
+  try {
+    const body = { players, set: Number($("#new-set").value), house_rules: await chosenRules(), rounds: ADVICE_ROUNDS };
+    const advice = await api("/api/v1/advise", {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body), signal: ctl.signal,
+    });
+    if (!isCurrent("advice", ctl)) return;
+    advised = advice;
+    renderAdvice(advice);
+    setStatus($("#advice-status"), `For ${plural(players, "player")} with a double-${advice.set} set:`);
+  } catch (e) {
+    if (e.name !== "AbortError" && isCurrent("advice", ctl)) setStatus($("#advice-status"), e.message, true);
+  } finally {
+    endRequest("advice", ctl);
+  }
+});
+
+$("#advice-use").addEventListener("click", () => {
+  if (!advised) return;
+  $("#new-hand-size").value = String(advised.recommended);
+  setStatus($("#advice-status"), `The game will deal ${advised.recommended} tiles each.`);
+});
+
+// Advice for another table would mislead: it goes when the players, set or rules change.
+["#new-players", "#new-set", "#new-preset", "#new-blank", "#new-curved"].forEach((sel) =>
+  $(sel).addEventListener("change", () => {
+    if (inFlight.has("advice")) inFlight.get("advice").abort();
+    advised = null;
+    $("#advice-result").hidden = true;
+    setStatus($("#advice-status"), "");
+  }));
 
 // One tap, one game: the button stays off until the server has answered.
 $("#game-new").addEventListener("submit", async (ev) => {
@@ -739,6 +925,9 @@ $("#round-form").addEventListener("submit", async (ev) => {
 const live = {
   ws: null, stream: null, waiting: false, timer: null, attempt: 0,
   canvas: document.createElement("canvas"), minInterval: 0.5,
+  pending: [], // what was sent and awaits its one answer, in order: {kind: "frame"} or {kind: "note", ...}
+  names: null, // the open game's players when the connection opened
+  owed: [], // seats down to one tile that have not called it
 };
 
 function logEvent(text, kind, link) {
@@ -772,11 +961,21 @@ function sendFrame() {
   live.canvas.getContext("2d").drawImage(video, 0, 0, live.canvas.width, live.canvas.height);
   live.waiting = true;
   live.canvas.toBlob((blob) => {
-    if (blob && live.ws && live.ws.readyState === WebSocket.OPEN) live.ws.send(blob);
-    else live.waiting = false;
+    if (blob && live.ws && live.ws.readyState === WebSocket.OPEN) {
+      live.pending.push({ kind: "frame" });
+      live.ws.send(blob);
+    } else {
+      live.waiting = false;
+    }
   }, "image/jpeg", 0.8);
 }
 
+function frameAnswered() {
+  live.waiting = false;
+  scheduleFrame(live.minInterval * 1000);
+}
+
+// The server answers every frame and every table note exactly once, in the order they were sent.
 function onLiveMessage(ev) {
   let msg;
   try { msg = JSON.parse(ev.data); } catch (e) { return; }
@@ -785,19 +984,185 @@ function onLiveMessage(ev) {
     setStatus($("#live-state"), "watching");
     scheduleFrame(0);
   } else if (msg.type === "overlay") {
+    live.pending.shift();
     drawTiles($("#live-svg"), msg.width, msg.height, msg.tiles, null);
-    live.waiting = false;
-    scheduleFrame(live.minInterval * 1000);
+    if (msg.state) showLiveState(msg.state);
+    frameAnswered();
   } else if (msg.type === "skipped") {
-    live.waiting = false;
-    scheduleFrame(live.minInterval * 1000);
+    live.pending.shift();
+    frameAnswered();
+  } else if (msg.type === "state") {
+    noteAnswered(live.pending.shift(), msg.state);
   } else if (msg.type === "error") {
-    live.waiting = false;
+    const sent = live.pending.shift();
+    if (sent && sent.kind === "note") return noteRefused(sent, msg);
     setStatus($("#live-state"), msg.message, true);
-    scheduleFrame(live.minInterval * 1000);
+    frameAnswered();
   } else if (msg.type === "event") {
-    logEvent(msg.message || msg.event, msg.event, msg.evidence_url);
+    onLiveEvent(msg);
   }
+}
+
+// ---- the last-tile watch: each hand's size, the calls owed, what the table tells ------------
+function seatName(seat) {
+  return (live.names && live.names[seat]) || `Player ${seat + 1}`;
+}
+
+function penaltyWords(ev) {
+  const who = seatName(ev.player);
+  const cost = ev.form === "draw" ? "draws a tile" : "misses a turn (nothing is left to draw)";
+  return `${who} did not call their last tile before ${seatName(ev.by)} played: ${who} ${cost}.`;
+}
+
+function lastTileWords(ev) {
+  return `${seatName(ev.player)} is down to one tile` + (ev.must_call ? " and must call it before the next play." : ".");
+}
+
+function blockedWords(ev) {
+  return (ev.blocked ? "The round is blocked: " : "Everyone passed, but the round is not blocked: ") + ev.reason + ".";
+}
+
+function onLiveEvent(ev) {
+  if (ev.event === "last_tile") {
+    logEvent(lastTileWords(ev), ev.event);
+    if (ev.must_call && !live.owed.includes(ev.player)) showCallsOwed([...live.owed, ev.player]);
+  } else if (ev.event === "chickenlittle_penalty") {
+    const words = penaltyWords(ev);
+    logEvent(words, ev.event);
+    $("#live-penalty").textContent = words;
+    $("#live-penalty").hidden = false;
+  } else if (ev.event === "round_blocked") {
+    logEvent(blockedWords(ev), ev.event);
+    if (ev.proof && ev.proof.ends) showLiveBlocked(ev.proof);
+  } else {
+    if (ev.event === "round_started") $("#live-penalty").hidden = true;
+    logEvent(playWords(ev) || ev.message || ev.event, ev.event, ev.evidence_url);
+  }
+}
+
+// Plays and violations by the players' names (the tracker counts seats from 0).
+function playWords(ev) {
+  const who = ev.player == null ? "Someone" : seatName(ev.player);
+  const where = ev.on ? ` on ${ev.on}` : "";
+  if (ev.event === "round_started") {
+    return `Round ${ev.round_index + 1} (double ${ev.round_double}) started with the spinner ${ev.spinner}; ` +
+      `${seatName(ev.first_player)} plays first.`;
+  }
+  if (ev.event === "tile_played" && ev.legal !== false) return `${who} played ${ev.tile}${where}.`;
+  if (ev.event === "violation" && ev.tile) {
+    return `Against the rules: ${who} played ${ev.tile}${where}. ${sentence(ruleWords(ev.rule))}` +
+      (ev.rule_message ? ` (${ev.rule_message}).` : ".");
+  }
+  return null;
+}
+
+function showLiveState(state) {
+  const hands = state.hands;
+  if (!hands) return;
+  showHands(hands);
+  showCallsOwed(hands.unannounced || []);
+  showLiveBlocked(state.blocked);
+}
+
+function handRow(seat) {
+  const li = document.createElement("li");
+  li.dataset.seat = seat;
+  const who = cell("span", seatName(seat));
+  who.className = "who";
+  const count = cell("span", "");
+  count.className = "count";
+  const seatBox = document.createElement("div");
+  seatBox.className = "seat";
+  seatBox.append(who, count);
+  const drew = noteButton("Drew a tile", `${seatName(seat)} drew a tile`, "draw", seat);
+  const passed = noteButton("Passed", `${seatName(seat)} passed`, "pass", seat);
+  li.append(seatBox, drew, passed);
+  return li;
+}
+
+function noteButton(text, label, action, seat) {
+  const button = cell("button", text);
+  button.type = "button";
+  button.className = "secondary note";
+  button.dataset.action = action;
+  button.setAttribute("aria-label", label);
+  button.addEventListener("click", () => sendNote(action, seat));
+  return button;
+}
+
+// Rows are made once per table and then only their numbers change, so a button under the
+// finger (or the keyboard's focus) stays put while frames come in.
+function showHands(hands) {
+  const list = $("#live-hand-list");
+  if (list.children.length !== hands.sizes.length) list.replaceChildren(...hands.sizes.map((_, seat) => handRow(seat)));
+  hands.sizes.forEach((size, seat) => {
+    const row = list.children[seat];
+    const turn = !hands.over && hands.turn === seat ? " · to play" : "";
+    row.querySelector(".count").textContent = plural(size, "tile") + turn;
+    row.classList.toggle("one-left", size === 1);
+    row.classList.toggle("turn", Boolean(turn));
+  });
+  const winner = hands.over && hands.winner != null ? ` ${seatName(hands.winner)} went out.` : "";
+  $("#live-boneyard").textContent = `${plural(hands.boneyard, "tile")} left to draw.${winner}`;
+  $("#live-hands").hidden = false;
+  enableNotes();
+}
+
+function enableNotes() {
+  const open = Boolean(live.ws && live.ws.readyState === WebSocket.OPEN);
+  document.querySelectorAll("#live-hands button.note, #live-call button").forEach((b) => { b.disabled = !open; });
+}
+
+function showCallsOwed(seats) {
+  const same = seats.length === live.owed.length && seats.every((s, i) => s === live.owed[i]);
+  live.owed = [...seats];
+  const box = $("#live-call");
+  if (same && (seats.length === 0) === box.hidden) return;
+  box.replaceChildren(...seats.map((seat) => {
+    const p = cell("p", `${seatName(seat)} is down to one tile. Did ${seatName(seat)} call it before the next play?`);
+    const confirm = cell("button", `Yes, ${seatName(seat)} called it`);
+    confirm.type = "button";
+    confirm.dataset.seat = seat;
+    confirm.addEventListener("click", () => sendNote("announce", seat));
+    p.append(" ", confirm);
+    return p;
+  }));
+  box.hidden = seats.length === 0;
+  enableNotes();
+}
+
+function showLiveBlocked(proof) {
+  $("#live-blocked").hidden = !proof;
+  if (proof) renderProof($("#live-proof"), proof);
+}
+
+const NOTE_WORDS = { draw: "drew a tile", pass: "passed", announce: "called their last tile" };
+
+function sendNote(action, seat) {
+  if (!live.ws || live.ws.readyState !== WebSocket.OPEN) {
+    setStatus($("#live-note-status"), "Start the camera first: the table's notes go with what it sees.", true);
+    return;
+  }
+  live.pending.push({ kind: "note", action, seat });
+  live.ws.send(JSON.stringify({ type: "table", action, player: seat }));
+  setStatus($("#live-note-status"), `Telling it: ${seatName(seat)} ${NOTE_WORDS[action]}…`);
+}
+
+function noteAnswered(sent, state) {
+  const what = sent && sent.kind === "note" ? `${seatName(sent.seat)} ${NOTE_WORDS[sent.action]}` : "the table's note";
+  if (state && state.hands) {
+    setStatus($("#live-note-status"), `Noted: ${what}.`);
+    showLiveState(state);
+  } else {
+    setStatus($("#live-note-status"), "No round is being watched yet: it starts when the spinner is down.", true);
+  }
+}
+
+function noteRefused(sent, msg) {
+  const who = seatName(sent.seat);
+  const text = msg.error === "nothing_to_announce" ? `${who} has no last tile to call now.`
+    : `Not noted (${who} ${NOTE_WORDS[sent.action]}): ${msg.message}`;
+  setStatus($("#live-note-status"), text, true);
 }
 
 function setLiveButtons(running) {
@@ -814,6 +1179,7 @@ function openLiveSocket() {
   ws.onclose = () => {
     if (live.ws !== ws) return;
     live.ws = null;
+    enableNotes();
     setStatus($("#live-state"), "stopped");
   };
   ws.onerror = () => { if (live.ws === ws) setStatus($("#live-state"), "the live connection failed", true); };
@@ -843,6 +1209,12 @@ async function startLive() {
   await video.play().catch(() => {});
   if (attempt !== live.attempt) return;
   live.waiting = false;
+  live.pending = [];
+  live.names = game ? [...game.players] : null;
+  $("#live-hand-list").replaceChildren();
+  $("#live-hands").hidden = true;
+  $("#live-penalty").hidden = true;
+  showCallsOwed([]);
   live.ws = openLiveSocket();
   setStatus($("#live-state"), "connecting…");
 }
@@ -856,12 +1228,275 @@ function stopLive() {
   if (live.stream) live.stream.getTracks().forEach((t) => t.stop());
   live.stream = null;
   $("#live-video").srcObject = null;
+  live.pending = [];
+  enableNotes();
   setLiveButtons(false);
   setStatus($("#live-state"), "stopped");
 }
 
 $("#live-start").addEventListener("click", startLive);
 $("#live-stop").addEventListener("click", stopLive);
+
+// ---- Study: a game record replayed play by play ------------------------------------------
+// The rules a flag names, as a table says them.
+const RULE_WORDS = {
+  ends_do_not_match: "the touching ends must show the same number",
+  no_such_open_end: "a tile goes only on an open end",
+  spinner_arms_unfinished: "the spinner gets all its arms before play goes elsewhere",
+  chickie_unfinished: "a chickie gets all its toes before play goes elsewhere",
+  chickenlittle: "call your last tile before the next player lays one",
+  not_your_turn: "play in turn",
+  tile_not_in_hand: "play only a tile from your own hand",
+  tile_not_in_set: "only tiles of the set in use",
+  only_drawn_tile: "after drawing, only the drawn tile may be played",
+  must_draw_first: "draw before passing",
+  must_play: "play a tile that fits when you have one",
+  already_drew: "one draw a turn",
+  boneyard_empty: "nothing is left to draw",
+  nothing_to_announce: "only a player down to one tile calls it",
+};
+
+function ruleWords(code) { return RULE_WORDS[code] || "a rule of the game"; }
+
+const study = { replay: null, round: 0, step: 0 };
+
+function flagItem(flag) {
+  const li = document.createElement("li");
+  li.className = "bad";
+  const rule = cell("strong", sentence(ruleWords(flag.rule)));
+  li.append(rule, `: ${flag.message}`);
+  return li;
+}
+
+function currentRound() { return study.replay.rounds[study.round]; }
+
+function roundLabel(round, index) {
+  const result = round.result;
+  const end = !result ? "unfinished" : result.winner != null ? `${study.replay.names[result.winner]} went out`
+    : "blocked";
+  return `Round ${index + 1}: double ${round.double}, ${end}`;
+}
+
+// The diagram's units: a tile is 2 long and 1 wide, laid along its line; a double lies across it.
+function boardBounds(tiles) {
+  const xs = tiles.map((t) => t.x);
+  const ys = tiles.map((t) => t.y);
+  const pad = 1.3;
+  const x0 = Math.min(...xs) - pad;
+  const y0 = Math.min(...ys) - pad;
+  return [x0, y0, Math.max(...xs) + pad - x0, Math.max(...ys) + pad - y0];
+}
+
+function svgEl(name, attrs) {
+  const el = document.createElementNS(SVG_NS, name);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
+  return el;
+}
+
+// Numbers stay upright whichever way their tile lies.
+function tileLabel(x, y, value, angle) {
+  const text = svgEl("text", { x, y, "text-anchor": "middle", "dominant-baseline": "central", "font-size": 0.62,
+    transform: `rotate(${-angle} ${x} ${y})` });
+  text.textContent = String(value);
+  return text;
+}
+
+function diagramTile(t, cls) {
+  const g = svgEl("g", { transform: `translate(${t.x} ${t.y}) rotate(${t.angle})`, class: "domino" + cls });
+  g.dataset.tile = t.tile;
+  const title = svgEl("title", {});
+  title.textContent = t.kind === "spinner" ? `spinner ${t.tile}` : t.kind === "chickie" ? `chickie ${t.tile}` : t.tile;
+  g.append(title);
+  if (t.kind === "spinner") {
+    g.append(svgEl("rect", { x: -0.6, y: -0.6, width: 1.2, height: 1.2, rx: 0.12 }), tileLabel(0, 0, t.facing, t.angle));
+  } else if (t.double) {
+    g.append(svgEl("rect", { x: -0.5, y: -1, width: 1, height: 2, rx: 0.1 }), svgEl("line", { x1: -0.4, y1: 0, x2: 0.4, y2: 0 }),
+      tileLabel(0, -0.5, t.facing, t.angle), tileLabel(0, 0.5, t.outer, t.angle));
+  } else {
+    g.append(svgEl("rect", { x: -1, y: -0.5, width: 2, height: 1, rx: 0.1 }), svgEl("line", { x1: 0, y1: -0.4, x2: 0, y2: 0.4 }),
+      tileLabel(-0.5, 0, t.facing, t.angle), tileLabel(0.5, 0, t.outer, t.angle));
+  }
+  return g;
+}
+
+function drawBoard(step, frame) {
+  const svg = $("#replay-board");
+  svg.setAttribute("viewBox", boardBounds(frame).join(" "));
+  const newest = step.kind === "play" || step.kind === "deal" ? step.board[step.board.length - 1] : null;
+  const flagged = new Set(step.flags.map((f) => f.tile).filter(Boolean));
+  svg.replaceChildren(...step.board.map((t) => {
+    const cls = (t === newest ? " new" : "") + (flagged.has(t.tile) ? " flagged" : "");
+    return diagramTile(t, cls);
+  }));
+  svg.setAttribute("aria-label", `the board at this step: ${plural(step.board.length, "tile")}`);
+}
+
+function handsWords(step) {
+  const names = study.replay.names;
+  const sizes = step.hand_sizes.map((n, p) => `${names[p]} ${n}`).join(" · ");
+  const turn = step.turn != null ? ` · ${names[step.turn]} to play` : "";
+  return `Tiles in hand: ${sizes} · ${step.boneyard} left to draw${turn}`;
+}
+
+function resultWords(round) {
+  const result = round.result;
+  if (!result) return "The record ends before this round does.";
+  const names = study.replay.names;
+  const how = result.winner != null ? `${names[result.winner]} went out.` : "Nobody could play: the round is blocked.";
+  return `${how} Scores: ${result.scores.map((s, p) => `${names[p]} ${s}`).join(", ")}.`;
+}
+
+function showStep() {
+  const round = currentRound();
+  const last = round.steps.length - 1;
+  const step = round.steps[study.step];
+  drawBoard(step, round.steps[last].board);
+  $("#replay-position").textContent = `Step ${study.step + 1} of ${round.steps.length}`;
+  $("#replay-text").textContent = sentence(step.text) + ".";
+  $("#replay-hands").textContent = handsWords(step);
+  $("#replay-flags").replaceChildren(...step.flags.map(flagItem));
+  $("#replay-first").disabled = $("#replay-prev").disabled = study.step === 0;
+  $("#replay-next").disabled = $("#replay-last").disabled = study.step === last;
+  const atEnd = study.step === last;
+  $("#replay-end").hidden = !atEnd;
+  if (atEnd) {
+    $("#replay-result").textContent = resultWords(round);
+    $("#replay-proof").hidden = !round.blocked;
+    if (round.blocked) renderProof($("#replay-proof"), round.blocked);
+  }
+}
+
+function goToStep(index) {
+  const steps = currentRound().steps.length;
+  study.step = Math.max(0, Math.min(steps - 1, index));
+  showStep();
+}
+
+function roundFlagItem(flag) {
+  const li = document.createElement("li");
+  const jump = cell("button", `Step ${flag.step + 1}`);
+  jump.type = "button";
+  jump.className = "secondary";
+  jump.addEventListener("click", () => goToStep(flag.step));
+  li.className = "bad";
+  li.append(jump, " ", cell("strong", sentence(ruleWords(flag.rule))), `: ${flag.message}`);
+  return li;
+}
+
+function showRound(index) {
+  study.round = index;
+  study.step = 0;
+  const flags = currentRound().flags;
+  $("#replay-round-flags").replaceChildren(...(flags.length ? flags.map(roundFlagItem) : [listItem("none")]));
+  showStep();
+}
+
+function renderReplay(replay) {
+  study.replay = replay;
+  const select = $("#replay-round");
+  select.replaceChildren(...replay.rounds.map((r, i) => new Option(roundLabel(r, i), String(i))));
+  $("#replay-view").hidden = replay.rounds.length === 0;
+  if (replay.rounds.length) showRound(0);
+}
+
+function replayStatus(replay) {
+  const who = `${replay.names.join(", ")}: double-${replay.set} set, ${plural(replay.rounds.length, "round")}.`;
+  if (!replay.rounds.length && !replay.error) {
+    return `${who} This record keeps the scores but not the plays: there is nothing to step through.`;
+  }
+  if (!replay.error) return who;
+  const e = replay.error;
+  return `${who} The record stops making sense at round ${e.round + 1}, turn ${e.turn + 1}: ${e.message}.`;
+}
+
+async function readJsonFile(file) {
+  try {
+    return JSON.parse(await file.text());
+  } catch (e) {
+    throw new Error(`${file.name} is not a game record (it is not JSON).`);
+  }
+}
+
+$("#replay-file").addEventListener("change", async (ev) => {
+  const file = takeFile(ev.target);
+  if (!file) return;
+  const ctl = startRequest("replay");
+  setStatus($("#replay-status"), "Replaying the game…");
+  try {
+    const record = await readJsonFile(file);
+    const replay = await api("/api/v1/replay", {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(record), signal: ctl.signal,
+    });
+    if (!isCurrent("replay", ctl)) return;
+    renderReplay(replay);
+    setStatus($("#replay-status"), replayStatus(replay), Boolean(replay.error));
+  } catch (e) {
+    if (e.name === "AbortError" || !isCurrent("replay", ctl)) return;
+    $("#replay-view").hidden = true;
+    setStatus($("#replay-status"), e.message, true);
+  } finally {
+    endRequest("replay", ctl);
+  }
+});
+
+$("#replay-round").addEventListener("change", (ev) => showRound(Number(ev.target.value)));
+$("#replay-first").addEventListener("click", () => goToStep(0));
+$("#replay-prev").addEventListener("click", () => goToStep(study.step - 1));
+$("#replay-next").addEventListener("click", () => goToStep(study.step + 1));
+$("#replay-last").addEventListener("click", () => goToStep(Infinity));
+
+// ---- Study: players' figures ----------------------------------------------------------------
+function statsRow(p) {
+  const tr = document.createElement("tr");
+  tr.dataset.player = p.name;
+  tr.append(cell("td", String(p.standing)), cell("td", p.name), cell("td", String(p.games)), cell("td", String(p.rounds)),
+    cell("td", p.points_per_round.toFixed(2)), cell("td", String(p.zero_rounds)), cell("td", String(p.rounds_won)),
+    cell("td", String(p.games_won)));
+  return tr;
+}
+
+function renderStats(stats) {
+  const table = $("#stats-table");
+  const head = document.createElement("tr");
+  head.append(...["Place", "Player", "Games", "Rounds", "Points per round", "Rounds at 0", "Rounds won", "Games won"]
+    .map((h) => cell("th", h)));
+  const thead = document.createElement("thead");
+  thead.append(head);
+  const body = document.createElement("tbody");
+  body.append(...stats.players.map(statsRow));
+  table.replaceChildren(thead, body);
+  table.hidden = stats.players.length === 0;
+  setStatus($("#stats-status"), stats.players.length
+    ? `Over ${plural(stats.games, "game")}, best first (fewest points per round, then most rounds at 0).`
+    : "No scored games yet.");
+}
+
+async function loadStats(request) {
+  const ctl = startRequest("stats");
+  setStatus($("#stats-status"), "Adding up…");
+  try {
+    const stats = await request(ctl.signal);
+    if (isCurrent("stats", ctl)) renderStats(stats);
+  } catch (e) {
+    if (e.name !== "AbortError" && isCurrent("stats", ctl)) setStatus($("#stats-status"), e.message, true);
+  } finally {
+    endRequest("stats", ctl);
+  }
+}
+
+$("#stats-stored").addEventListener("click", () => loadStats((signal) => api("/api/v1/players/stats", { signal })));
+
+$("#stats-files").addEventListener("change", (ev) => {
+  const files = [...ev.target.files];
+  ev.target.value = "";
+  if (!files.length) return;
+  loadStats(async (signal) => {
+    const records = await Promise.all(files.map(readJsonFile));
+    return api("/api/v1/study", {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ records }), signal,
+    });
+  });
+});
 
 loadGames();
 fillPresets();

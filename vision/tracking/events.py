@@ -216,8 +216,53 @@ class Notice(TrackEvent):
         return self.message
 
 
+@dataclass
+class LastTile(TrackEvent):
+    """A player is down to one tile (dealt, minus plays, plus draws). Under the Chickenlittle
+    rule `must_call` says the table should hear them call it before the next play."""
+
+    player: int
+    must_call: bool
+    kind: ClassVar[str] = "last_tile"
+
+    def describe(self) -> str:
+        text = f"player {self.player} is down to one tile"
+        return text + " — they must call Chickenlittle before the next play" if self.must_call else text
+
+
+@dataclass
+class ChickenlittlePenalty(TrackEvent):
+    """A last-tile call was forgotten before another player laid a tile: the penalty the rules
+    name (draw a tile; with the boneyard empty, miss a turn)."""
+
+    player: int
+    form: str
+    """"draw" or "skip"."""
+    by: int
+    message: str
+    kind: ClassVar[str] = "chickenlittle_penalty"
+
+    def describe(self) -> str:
+        return self.message
+
+
+@dataclass
+class RoundBlocked(TrackEvent):
+    """Every seat passed in turn with nothing left to draw: the round is blocked, and why."""
+
+    blocked: bool
+    """Whether the table proves it (False: a tile that fits is still out, so someone passed wrongly)."""
+    reason: str
+    proof: dict[str, Any] = field(default_factory=dict)
+    kind: ClassVar[str] = "round_blocked"
+
+    def describe(self) -> str:
+        return ("round blocked: " if self.blocked else "everyone passed, but the round is not blocked: ") + self.reason
+
+
 EVENT_KINDS: dict[str, type[TrackEvent]] = {
     cls.kind: cls
     for cls in (RoundStarted, TilePlayed, TileTakenBack, FlagWithdrawn, PlayCorrected, BoardDisturbed, CameraMoved, FrameRejected,
-                StreamLost, StreamResumed, RoundScored, BoardCleared, Notice)
+                StreamLost, StreamResumed, RoundScored, BoardCleared, Notice, LastTile, ChickenlittlePenalty,
+                RoundBlocked)
 }

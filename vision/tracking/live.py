@@ -94,6 +94,12 @@ class LiveTracker:
         data.pop("message", None)
         return _message(ev.kind, ev.frame, ev.describe(), **data)
 
+    def tell(self, action: str, player: int) -> list[dict[str, Any]]:
+        """What the table says the camera cannot see ("draw", "pass", "announce", see
+        `Tracker.tell`): a `state` message with the hands as counted now, then any events."""
+        events = self.tracker.tell(action, player)
+        return [{"type": "state", "state": self.tracker.state.to_dict()}, *(self.message(ev) for ev in events)]
+
     def _tiles(self) -> list[dict[str, Any]]:
         """The tiles the tracker has accepted, in the shape the page draws (corners, pips) plus
         what the tracker knows of each (status: spinner, legal, illegal, joined, loose)."""

@@ -49,7 +49,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from engine import GameConfig, ScoreSheet, Tile, hand_score, round_scores
+from engine import GameConfig, HandTally, IllegalPlay, ScoreSheet, Tile, explain_board, hand_score, round_scores
 from engine.board import SLOT_STRIDE
 
 from ..capture import small_tiles_warning
@@ -57,7 +57,8 @@ from ..halfreader import SMALL_TILE_PX
 from ..types import tile_length
 from .board import (BoardTile, Observation, angle_gap, associate, at_place_of, identity, mean_pose, register,
                     same_picture, tile_patch)
-from .events import (BoardCleared, BoardDisturbed, CameraMoved, FlagWithdrawn, FrameRejected, Notice, PlayCorrected,
+from .events import (BoardCleared, BoardDisturbed, CameraMoved, ChickenlittlePenalty, FlagWithdrawn, FrameRejected,
+                     LastTile, Notice, PlayCorrected, RoundBlocked,
                      RoundScored, RoundStarted, StreamLost, StreamResumed, TileTakenBack, TilePlayed, TrackEvent)
 from .geometry import (ATTACH_MAX, TilePose, contact_on_double, contact_on_tile, motion_size, point_quad_distance,
                        pose_from_detection)
@@ -254,6 +255,10 @@ class TrackerState:
     frames_reused: int
     """Still frames that took the last reading again (no different from the frame read)."""
     size: tuple[int, int] | None
+    hands: dict[str, Any] | None = None
+    """Each hand's size, the boneyard and the last-tile calls owed (`engine.HandTally.to_dict`)."""
+    blocked: dict[str, Any] | None = None
+    """Why the round is blocked, once every seat passed with nothing to draw (`engine.blocked`)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
@@ -377,6 +382,11 @@ class Tracker:
         """`_settled_image` as it was when the last motion began: a tile laid in that motion
         changed the picture at its place since (a tile missed at first and read only later
         still differs from it)."""
+        self._notes: list[tuple[int, str, int]] = []
+        """What people told of the round in progress that the camera cannot see: (plays before
+        it, "draw" or "announce", player)."""
+        self._tally_seen: tuple[set[int], int, bool] = (set(), 0, False)
+        """Last-tile players, penalties and blocked state already reported (`_watch_hands`)."""
         self._last_still: np.ndarray | None = None
         self._still_before_motion: Picture | None = None
         """The last still frame before the last motion began, whatever the reader made of it: the
@@ -483,6 +493,7 @@ class Tracker:
         self.window.append(obs)
         del self.window[:-MAX_WINDOW]
         events.extend(self._decide())
+        events.extend(self._watch_hands(index, t))
         return events
 
     def _check_frame(self, frame: np.ndarray | None) -> tuple[Any, str | None]:
@@ -2395,6 +2406,8 @@ class Tracker:
         self._dense_guesses = {}  # (a guess of the round before is no guess about this one's plays)
         self.current = _RoundBook(referee, round_index)
         self.rounds.append(self.current)
+        self._notes = []
+        self._tally_seen = (set(), 0, False)
         self.board = {t: bt for t, bt in self.board.items() if bt.status == "loose"}
         self.board[tile] = BoardTile(tile, pose, "spinner", referee.spinner_player, None, None, obs.frame)
         events.append(RoundStarted(obs.frame, obs.t, str(tile), round_index, round_double, referee.first_player))
@@ -2752,6 +2765,110 @@ class Tracker:
             return False
         return self.current.referee.note_pass(player)
 
+    def tell(self, action: str, player: int) -> list[TrackEvent]:
+        """What the table tells the tracker that the camera cannot see: "draw" (drew a tile and
+        plays on), "pass" (drew if there was a tile to draw, and passed) or "announce" (called the
+        last tile). Returns what follows from it (a last tile, a blocked round)."""
+        if action == "draw":
+            return self.note_draw(player)
+        if action == "announce":
+            return self.announce(player)
+        if action == "pass":
+            self.note_pass(player)
+            return self._watch_hands(self.frames, self.last_read_t if math.isfinite(self.last_read_t) else 0.0)
+        raise ValueError(f"unknown action {action!r}; expected draw, pass or announce")
+
+    def note_draw(self, player: int) -> list[TrackEvent]:
+        """A player drew a tile and kept playing (the camera cannot see it): their hand grows."""
+        return self._note("draw", player)
+
+    def announce(self, player: int) -> list[TrackEvent]:
+        """A player called their last tile (Chickenlittle); refused (`NothingToAnnounce`, an
+        `IllegalPlay`) when they owe no call."""
+        tally = self.hand_tally()
+        if tally is None:
+            return []
+        tally.announce(player)  # raises when there is nothing to call
+        return self._note("announce", player)
+
+    def _note(self, kind: str, player: int) -> list[TrackEvent]:
+        if self.current is None:
+            return []
+        if not 0 <= player < self.config.players:
+            raise ValueError(f"there is no player {player} at this table")
+        self._notes.append((len(self.current.referee.plays), kind, player))
+        return self._watch_hands(self.frames, self.last_read_t if math.isfinite(self.last_read_t) else 0.0)
+
+    def hand_tally(self) -> HandTally | None:
+        """Each hand's size in the round in progress, counted from the deal, the plays seen, the
+        passes and draws noted and the Chickenlittle penalties (`engine.HandTally`)."""
+        book = self.current
+        if book is None:
+            return None
+        referee = book.referee
+        tally = HandTally.for_round(self.config, referee.spinner_player)
+        notes = sorted(self._notes, key=lambda n: n[0])
+        k = 0
+
+        def upto(i: int) -> None:
+            nonlocal k
+            for _ in range(referee.passes.get(i, 0)):
+                if tally.over:
+                    return
+                who = tally.turn
+                if tally.boneyard > 0:
+                    tally.draw(who)
+                tally.pass_turn(who)
+            while k < len(notes) and notes[k][0] <= i:
+                _, kind, who = notes[k]
+                k += 1
+                try:
+                    if kind == "draw":
+                        tally.draw(who)
+                    else:
+                        tally.announce(who)
+                except IllegalPlay:
+                    pass  # (a call no longer owed after a correction to the plays)
+
+        for i, play in enumerate(referee.plays):
+            upto(i)
+            if tally.over:
+                break
+            tally.play(play.player)
+        upto(len(referee.plays))
+        return tally
+
+    def _watch_hands(self, frame: int, t: float) -> list[TrackEvent]:
+        """Report a player newly down to one tile, a forgotten call's penalty, and a round every
+        seat passed in with nothing to draw (with the proof of why)."""
+        tally = self.hand_tally()
+        if tally is None:
+            return []
+        out: list[TrackEvent] = []
+        seen_last, seen_penalties, seen_blocked = self._tally_seen
+        last = set(tally.last_tile)
+        for p in sorted(last - seen_last):
+            out.append(LastTile(frame, t, p, p in tally.unannounced))
+        for pen in tally.penalties[seen_penalties:]:
+            out.append(ChickenlittlePenalty(frame, t, pen.player, pen.form, pen.by, pen.sentence()))
+        stalled = self._stalled(tally)
+        if stalled and not seen_blocked:
+            proof = explain_board(self.current.referee.board, self.config.set_max, boneyard=tally.boneyard)
+            out.append(RoundBlocked(frame, t, proof.blocked, proof.reason, proof.to_dict()))
+        self._tally_seen = (last, len(tally.penalties), stalled)
+        return out
+
+    def _stalled(self, tally: HandTally) -> bool:
+        """Every seat has passed since the last play, and nothing is left to draw."""
+        if tally.boneyard > 0 or tally.over:
+            return False
+        passes = 0
+        for entry in reversed(tally.history):
+            if entry[0] == "play":
+                break
+            passes += entry[0] == "pass"
+        return passes >= tally.players
+
     def end_round(self, *, hand_totals: Sequence[int] | None = None,
                   hands: Sequence[Sequence[Tile]] | None = None, t: float | None = None) -> RoundScored:
         """Score the round in progress from what each player still holds: tiles read from
@@ -2812,6 +2929,7 @@ class Tracker:
     def state(self) -> TrackerState:
         book = self.current
         referee = book.referee if book is not None else None
+        tally = self.hand_tally()
         open_ends: list[dict[str, Any]] = []
         must_feed = None
         turn = None
@@ -2838,6 +2956,9 @@ class Tracker:
             frames_read=self.frames_read,
             frames_reused=self.frames_reused,
             size=self.size,
+            hands=None if tally is None else tally.to_dict(),
+            blocked=None if tally is None or not self._stalled(tally) else
+            explain_board(referee.board, self.config.set_max, boneyard=tally.boneyard).to_dict(),
         )
 
     def record(self) -> dict[str, Any]:
