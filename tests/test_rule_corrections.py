@@ -76,6 +76,24 @@ def test_the_set_is_inferred_from_the_highest_value_read():
     assert infer_set_max([18]) == 18
 
 
+def test_few_tiles_all_low_leave_the_set_at_the_default():
+    """Six tiles of a double-9 all show 6 or less one time in 70: not enough to call it a double-6."""
+    assert infer_set_max([6] * 6) == 12
+
+
+def test_enough_tiles_all_low_show_a_small_set():
+    assert infer_set_max([6] * 7) == 6
+    assert infer_set_max([9] + [4] * 8) == 9
+
+
+def test_a_value_above_the_small_set_makes_the_set_larger():
+    assert infer_set_max([6] * 9 + [7]) == 9
+
+
+def test_no_tile_read_sure_leaves_the_set_at_the_default():
+    assert infer_set_max([]) == 12
+
+
 def test_one_tile_boxed_twice_is_counted_once():
     a = _tile(0)
     a.corners = np.array([[0, 0], [10, 0], [10, 20], [0, 20]], np.float32)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from .correct import SURE_READING
 from .imageio import LoadedImage
 from .types import Recognition
 
@@ -37,7 +38,7 @@ def annotate_recognition(img: LoadedImage, rec: Recognition, max_side: int = 160
         _label(out, "back", tuple((t.centre * f).astype(int)), scale * 0.6, GREY)
     for t in rec.tiles:
         c = (t.corners * f).astype(np.int32)
-        colour = GREEN if t.pip_confidence >= 0.5 and not t.notes else ORANGE
+        colour = GREEN if t.pip_confidence >= SURE_READING and not t.notes else ORANGE
         cv2.polylines(out, [c], True, colour, max(2, int(scale * 2)), cv2.LINE_AA)
         mid0, mid1 = ((c[0] + c[3]) / 2).astype(int), ((c[1] + c[2]) / 2).astype(int)
         cv2.line(out, tuple(mid0), tuple(mid1), colour, 1, cv2.LINE_AA)

@@ -37,6 +37,15 @@ def _table_frame_bytes(size: tuple[int, int], seed: int) -> bytes:
     return cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
 
 
+def _low_seat_frame_bytes(size: tuple[int, int], seed: int) -> bytes:
+    """A wide frame from a low seat: a double-6 hand of 14 tiles seen across the table, each a
+    few tens of pixels long, some standing or face down (the 3D renderer's low camera)."""
+    from .synth.render3d import render_hand3d
+
+    img = render_hand3d(np.random.default_rng(seed), size, set_max=6, n=14, steep=True).image
+    return cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
+
+
 def _time(fn, repeat: int) -> list[float]:
     fn()  # warm-up
     out = []
@@ -54,7 +63,8 @@ def run_bench(recognizer: Recognizer | None = None, repeat: int = 10) -> dict:
     # levelled: see `Recognizer.recognize_loaded`), a photo as `score` does
     cases = (("frame_1280x720", lambda: _photo_bytes((1280, 720), 7, 10), False),
              ("photo_12mp_4000x3000", lambda: _photo_bytes((4000, 3000), 7, 10), True),
-             ("table_frame_1280x720", lambda: _table_frame_bytes((1280, 720), 3), False))
+             ("table_frame_1280x720", lambda: _table_frame_bytes((1280, 720), 3), False),
+             ("low_seat_frame_1920x1080", lambda: _low_seat_frame_bytes((1920, 1080), 5), True))
     heic = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "hand_3200x2400.heic"
     if heic.exists():  # an iPhone's format: no reduced decode exists, so it is decoded in full
         cases += (("photo_heic_3200x2400", heic.read_bytes, True),)

@@ -16,11 +16,38 @@ from .types import TileDetection
 STANDARD_SETS = (6, 9, 12, 15, 18)
 
 
-def infer_set_max(values: list[int], default: int = 12) -> int:
-    top = max(values, default=0)
-    if top <= default:
-        return default
-    return next((s for s in STANDARD_SETS if s >= top), STANDARD_SETS[-1])
+SURE_READING = 0.5
+"""A reading whose `TileReading.confidence` is at least this is sure: it may decide which set is in
+play, and the page outlines it as read (below it, as unsure). Measured on the labelled real
+photos: every one of 65 readings below it in the low-seat frames was wrong, and none of the
+top-down photos' readings was wrong at all; but an unsure reading is not proof of a misread
+(the dense 12s of top-down photos warped to 65 degrees read right at 0.03-0.2), so it is only
+kept out of what decides the photo as a whole."""
+
+SET_EVIDENCE = 0.01
+"""How unlikely it must be that a larger set would have shown no higher value, before a photo is
+read as a set smaller than `DEFAULT_SET`: with ends spread evenly over a set's values, the chance
+that n tiles of a double-9 all show 6 or less is (7/10)^(2n), below this from 7 tiles on."""
+
+DEFAULT_SET = 12  # the set assumed where few sure tiles show none above it
+
+
+def infer_set_max(sure_values: list[int], default: int = DEFAULT_SET, evidence: float = SET_EVIDENCE) -> int:
+    """The set in play, from the highest value of each tile read sure: the smallest standard set
+    that holds them all, but one smaller than `default` only where there are enough tiles that
+    the next larger set would almost surely have shown a higher value (see `SET_EVIDENCE`).
+
+    Why sure readings only: a tile in the background, or one standing on edge, read at random
+    (values of 13 or 18 from a double-6 set) made the whole photo a double-18, and let every
+    other misread through as a value the set does not hold."""
+    top = max(sure_values, default=0)
+    fitting = [s for s in STANDARD_SETS if s >= top] or [STANDARD_SETS[-1]]
+    for s, larger in zip(fitting, fitting[1:] + [None]):
+        if s >= default or larger is None:
+            return s
+        if ((s + 1) / (larger + 1)) ** (2 * len(sure_values)) < evidence:
+            return s
+    return fitting[-1]
 
 
 def _key(p: tuple[int, int]) -> tuple[int, int]:

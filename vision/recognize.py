@@ -14,7 +14,7 @@ import numpy as np
 from .capture import small_tiles_warning
 from .colour_check import colour_checked
 from .correct import (apply_rules, drop_boxes_sharing_dots, drop_duplicate_boxes, drop_overlapping_boxes,
-                      infer_set_max, read_twice, second_readings)
+                      infer_set_max, read_twice, second_readings, DEFAULT_SET, SURE_READING)
 from .detector import CLASS_BACK, TileDetector
 from .imageio import LoadedImage, load_image
 from .halfreader import (SMALL_TILE_PX, HalfReader, bar_checked, blank_ends_in_doubt, classified_reading,
@@ -401,7 +401,16 @@ class Recognizer:
         whose tracker knows the view from the frames before. `colour_anchors`: the
         `Recognition.pip_colours` of earlier pictures of the same set (see `colour_check`)."""
         rec = self._read(img, set_max, tile_px, colour_anchors)
-        return self.levelled(img, rec, set_max) if level else rec
+        rec = self.levelled(img, rec, set_max) if level else rec
+        if set_max is None and rec.highest_read > rec.set_max and rec.set_max < DEFAULT_SET:
+            # enough faces read sure show a small set, and faces read unsure gave values it does
+            # not hold: read again within that set, so that the readers choose among its values
+            # (see `infer_set_max`). Not where the set is only the default: read again as a named
+            # double-12, real low-seat frames lost tiles they had read unconstrained
+            first = rec.seconds
+            rec = self.recognize_loaded(img, rec.set_max, tile_px, level, colour_anchors)
+            rec.seconds += first
+        return rec
 
     def _read(self, img: LoadedImage, set_max: int | None = None, tile_px: float | None = None,
               colour_anchors: Sequence[tuple[int, Any]] = ()) -> Recognition:
@@ -503,8 +512,8 @@ class Recognizer:
         crop_of = [t.id for t in tiles]
         for i, t in enumerate(tiles):
             t.id = i
-        raw_max = max((max(r.pips) for r in readings), default=0)
-        smax = set_max or infer_set_max([raw_max])
+        smax = set_max or infer_set_max([max(r.pips) for r in readings if r.confidence >= SURE_READING])
+        highest = max((max(r.pips) for r in readings), default=0)
         warnings = apply_rules(tiles, readings, smax, self.pips.conf)
         for t, r, k in zip(tiles, readings, crop_of):
             t.second_readings = second_readings(t.pips, r, smax, self.pips.conf)
@@ -525,12 +534,12 @@ class Recognizer:
         for i, t in enumerate(faces_down):
             t.id = len(tiles) + i
         return Recognition(img.source, img.width, img.height, tiles, faces_down, smax,
-                           time.perf_counter() - t0, warnings, sure_colours)
+                           time.perf_counter() - t0, warnings, sure_colours, highest_read=highest)
 
     def recognize(self, src: str | Path | bytes, set_max: int | None = None, name: str | None = None,
                   level: bool = True) -> Recognition:
-        """A photo's tiles. `level`: where the boxes found show the photo was taken at an angle,
-        read it again levelled (see `vision.perspective`)."""
+        """A photo's tiles, as `chickenfoot score` reads them. `level`: where the boxes found show
+        the photo was taken at an angle, read it again levelled (see `vision.perspective`)."""
         return self.recognize_loaded(load_image(src, name=name), set_max, level=level)
 
     def levelled(self, img: LoadedImage, rec: Recognition, set_max: int | None = None) -> Recognition:

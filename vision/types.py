@@ -86,6 +86,8 @@ class Recognition:
     pip_colours: list[tuple[int, Any]] = field(default_factory=list, repr=False)
     """(value, colour) of the ends read sure: what a caller reading more pictures of the same set
     passes back as `colour_anchors` (the live tracker; see `vision.colour_check`)."""
+    highest_read: int = 0
+    """The highest value any face was read as, before values above `set_max` were capped."""
 
     @property
     def total(self) -> int:
