@@ -343,12 +343,14 @@ def study_games(records: Sequence[dict[str, Any] | str | Path]) -> list[PlayerSt
                 stats[names[st.player]].games_won += 1
     ordered = sorted(stats.values(), key=_tie_key)
     for i, s in enumerate(ordered):
-        s.standing = ordered[i - 1].standing if i and _tie_key(s)[:3] == _tie_key(ordered[i - 1])[:3] else i + 1
+        s.standing = ordered[i - 1].standing if i and _tie_key(s)[:4] == _tie_key(ordered[i - 1])[:4] else i + 1
     return ordered
 
 
-def _tie_key(s: PlayerStats) -> tuple[float, float, float, str]:
-    """The game's tie-breaks on per-round figures: fewest points, most zero rounds, lowest round."""
+def _tie_key(s: PlayerStats) -> tuple[bool, float, float, float, str]:
+    """The game's tie-breaks on per-round figures: fewest points, most zero rounds, lowest round;
+    a player with no round played yet stands after every player who has (no points is not a
+    good score)."""
     zero_share = s.zero_rounds / s.rounds if s.rounds else 0.0
     lowest = s.lowest_nonzero if s.lowest_nonzero is not None else math.inf
-    return (s.points_per_round, -zero_share, lowest, s.name)
+    return (s.rounds == 0, s.points_per_round, -zero_share, lowest, s.name)

@@ -110,3 +110,10 @@ def test_player_figures_add_up_across_games_and_rank_by_the_tie_breaks() -> None
     # Ann has fewer points per round than Bob; Cy has the most
     assert [s.name for s in study_games(games)] == ["Ann", "Bob", "Cy"]
     assert [s.standing for s in study_games(games)] == [1, 2, 3]
+
+
+def test_a_player_with_no_round_played_stands_after_those_who_have_played() -> None:
+    games = [sheet_record(["Ann", "Bob"], [[4, 12]]), sheet_record(["Ann", "Dee"], [])]
+    stats = study_games(games)
+    assert [s.name for s in stats] == ["Ann", "Bob", "Dee"]
+    assert stats[-1].standing == 3
