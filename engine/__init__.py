@@ -45,7 +45,7 @@ from .record import RecordError, ReplayResult, TurnError, dumps_record, load_rec
 from .replay import GameReplay, PlayerStats, board_diagram, replay_game, study_games
 from .round import Play, RoundResult, RoundState
 from .rules import PRESETS, HouseRules, HouseRulesError, table_hand_size
-from .scoring import ScoreSheet, Standing, hand_score, rank_players, round_scores, tile_score
+from .scoring import ScoreSheet, Standing, curved, hand_score, rank_players, round_scores, tile_score
 from .simulate import SimulationResult, random_game, random_round, random_step, simulate
 from .tiles import SUPPORTED_SETS, Tile, doubles, full_set, set_pip_total, tile_count
 
@@ -62,6 +62,6 @@ __all__ = [
     "Standing", "Tile", "TileNotInBoneyard", "TileNotInHand", "TileNotInSet", "TurnError", "Violation",
     "audit_layout", "check_deal_possible", "doubles", "dumps_record", "full_set", "hand_score",
     "layout_from_board", "layout_from_round", "load_record", "make_deal", "max_players", "random_game", "random_round", "random_step",
-    "rank_players", "round_scores", "save_record", "set_pip_total", "simulate", "table_hand_size",
+    "curved", "rank_players", "round_scores", "save_record", "set_pip_total", "simulate", "table_hand_size",
     "tile_count", "tile_score",
 ]

@@ -23,18 +23,28 @@ def hand_score(hand: Iterable[Tile], rules: HouseRules) -> int:
     return sum(t.pips if t.pips else blank for t in hand)
 
 
-def round_scores(hands: Sequence[Iterable[Tile]], rules: HouseRules) -> tuple[list[int], list[int]]:
-    """(raw, scored) points for each player's leftover tiles.
+def curved(raw: Sequence[int], rules: HouseRules, went_out: bool | None = None) -> list[int]:
+    """The points each player scores from the `raw` points left in hands.
 
-    Curving only applies when nobody went out: it hands the lowest hand the zero
-    that going out would have earned, and shifts everyone else by the same amount.
-    """
-    raw = [hand_score(h, rules) for h in hands]
-    went_out = any(not list(h) for h in hands)
+    Curving (`HouseRules.curved_scoring`) only applies when nobody went out: it hands the lowest
+    hand the zero that going out would have earned, and shifts everyone else by the same amount.
+    `went_out`: whether a player emptied their hand, where the caller knows (hands or a round in
+    play); where only totals were typed it is None, and a total of 0 is taken as a player who
+    went out (curving by it would subtract nothing anyway)."""
+    raw = list(raw)
+    if went_out is None:
+        went_out = 0 in raw
     if rules.curved_scoring and not went_out and raw:
         low = min(raw)
-        return raw, [r - low for r in raw]
-    return raw, list(raw)
+        return [r - low for r in raw]
+    return raw
+
+
+def round_scores(hands: Sequence[Iterable[Tile]], rules: HouseRules) -> tuple[list[int], list[int]]:
+    """(raw, scored) points for each player's leftover tiles (see `curved`)."""
+    hands = [list(h) for h in hands]
+    raw = [hand_score(h, rules) for h in hands]
+    return raw, curved(raw, rules, went_out=any(not h for h in hands))
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ from .errors import IllegalPlay
 from .game import GameState
 from .round import RoundResult, RoundState
 from .rules import HouseRules
+from .scoring import curved
 from .tiles import full_set
 
 VOLUNTARY_DRAW_CHANCE = 0.1
@@ -135,8 +136,7 @@ def round_invariant_problems(
     raw = [sum(t.pips if t.pips else blank for t in h) for h in state._hands]
     if list(result.raw) != raw:
         problems.append("raw scores do not match the hands")
-    shift = min(raw) if state.rules.curved_scoring and state._winner is None else 0
-    if list(result.scores) != [r - shift for r in raw]:
+    if list(result.scores) != curved(raw, state.rules, went_out=state._winner is not None):
         problems.append("scores do not add up")
     if state._winner is not None and result.scores[state._winner] != 0:
         problems.append("the player who went out did not score zero")

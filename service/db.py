@@ -30,6 +30,7 @@ from typing import Any, Iterator, Sequence
 
 from engine import ConfigError, GameConfig, HouseRules, ScoreSheet, Tile, hand_score
 from engine.game import RECORD_FORMAT, RECORD_VERSION
+from engine.scoring import curved
 
 from .errorshape import shown as _shown
 from .storefaults import StoreFault, fault_from_error, inspect_files
@@ -584,7 +585,7 @@ class GameStore:
                     counted.append({"source": "photo", "hand_id": hand["hand_id"],
                                     "tiles": [str(t) for t in tiles], "points": hand_score(tiles, rules),
                                     "corrections": len(hand["corrections"])})
-            scores = _curve([c["points"] for c in counted], rules)
+            scores = curved([c["points"] for c in counted], rules)  # typed: a 0 is a player who went out
             double = game.config.round_double(row["idx"])
             sheet.add_round(double, scores)
             details.append({"index": row["idx"], "double": double, "recorded_at": row["recorded_at"],
@@ -597,18 +598,6 @@ class GameStore:
             "round_details": details,
         })
         return out
-
-
-def _curve(raw: list[int], rules: HouseRules) -> list[int]:
-    """Curved scoring, as `engine.round_scores` does it: only when nobody went out.
-
-    A zero hand is taken as having gone out; when one is zero, curving subtracts
-    zero anyway, so typed points and tiles give the same result.
-    """
-    if rules.curved_scoring and raw and min(raw) > 0:
-        low = min(raw)
-        return [r - low for r in raw]
-    return list(raw)
 
 
 def _parse_tile(value: Any, set_max: int) -> Tile:

@@ -15,6 +15,7 @@ from engine import (
     RoundState,
     ScoreSheet,
     Tile,
+    curved,
     hand_score,
     random_game,
     rank_players,
@@ -58,6 +59,21 @@ def test_curved_scoring_subtracts_the_lowest_hand_when_nobody_went_out() -> None
 def test_curved_scoring_changes_nothing_when_someone_went_out() -> None:
     raw, scored = round_scores(hands("6-5", "", "4-4"), HouseRules(curved_scoring=True))
     assert scored == raw == [11, 0, 8]
+
+
+def test_curved_scoring_still_applies_when_the_lowest_hand_is_the_double_blank() -> None:
+    """A player holding only the 0-0 has 0 points but did not go out: everyone is curved by 0,
+    and the hands, not the totals, say nobody went out."""
+    rules = HouseRules(curved_scoring=True)
+    assert round_scores([[T("0-0")], [T("3-2")]], rules) == ([0, 5], [0, 5])
+    rules50 = HouseRules(curved_scoring=True, double_blank_value=50)
+    assert round_scores([[T("0-0")], [T("3-2")]], rules50) == ([50, 5], [45, 0])
+
+
+def test_typed_totals_take_a_zero_as_a_player_who_went_out() -> None:
+    rules = HouseRules(curved_scoring=True)
+    assert curved([0, 7, 12], rules) == [0, 7, 12]
+    assert curved([4, 7, 12], rules) == [0, 3, 8]
 
 
 def test_without_curved_scoring_a_blocked_round_scores_raw_pips() -> None:

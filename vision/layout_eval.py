@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from engine import HouseRules
+from engine.tiles import SUPPORTED_SETS
 
 from .layout import audit_detections
 from .layout_geometry import estimate_ratio
@@ -231,7 +232,7 @@ def evaluate(count: int, seed: int = 0, noise: Noise = Noise(), plant_share: flo
     from noisy detections, and sum up. With `render`, each table is also drawn and the
     photo gets its second look (`vision.layout_pixels`), as `chickenfoot audit` does."""
     scores: list[SceneScore] = []
-    sets = [6, 9, 12, 15, 18]
+    sets = list(SUPPORTED_SETS)
     t_start = time.perf_counter()
     for i in range(count):
         rng = np.random.default_rng(np.random.SeedSequence([seed, i]))

@@ -5,6 +5,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from engine.tiles import SUPPORTED_SETS
+
 from ..cli import UserError
 from .common import add_rules_arg, load_rules
 
@@ -14,7 +16,7 @@ def register(sub) -> None:
     p.add_argument("image", metavar="IMAGE")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--annotate", metavar="PATH", help="write the photo with the layout and violations drawn (PNG)")
-    p.add_argument("--set", type=int, choices=[6, 9, 12, 15, 18], default=None, dest="set_max",
+    p.add_argument("--set", type=int, choices=SUPPORTED_SETS, default=None, dest="set_max",
                    help="the set in use (default: inferred from the values read)")
     p.add_argument("--round-double", type=int, default=None, metavar="D",
                    help="the double this round started with, if known (checks the spinner)")

@@ -4,6 +4,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from engine.tiles import SUPPORTED_SETS
+
 from ..cli import UserError
 from .common import add_model_arg, load_recognizer
 
@@ -15,7 +17,7 @@ def register(sub) -> None:
     p.add_argument("--single-tiles", action="store_true",
                    help="DIR holds photos of one tile each, named by tile (3x1/*.jpg or 10-12.jpg)")
     p.add_argument("--per-class", type=int, default=None, help="with --single-tiles: at most N photos per tile")
-    p.add_argument("--set", type=int, choices=[6, 9, 12, 15, 18], default=None, dest="set_max")
+    p.add_argument("--set", type=int, choices=SUPPORTED_SETS, default=None, dest="set_max")
     add_model_arg(p)
     p.add_argument("--only", help="evaluate only images whose path contains this text")
     p.add_argument("--json", action="store_true", help="print the summary and per-image rows as JSON")

@@ -18,6 +18,8 @@ import json
 import sys
 import time
 
+from engine.tiles import SUPPORTED_SETS
+
 from ..cli import UserError
 
 NOISE_LEVELS = ("default", "harsh", "none")
@@ -38,9 +40,9 @@ def _sets(text: str) -> list[int]:
         sets = [int(x) for x in text.split(",") if x.strip()]
     except ValueError:
         raise argparse.ArgumentTypeError(f"--sets takes numbers like 6,9,12, not {text!r}") from None
-    bad = [s for s in sets if s not in (6, 9, 12, 15, 18)]
+    bad = [s for s in sets if s not in SUPPORTED_SETS]
     if not sets or bad:
-        raise argparse.ArgumentTypeError("sets must be among 6, 9, 12, 15, 18")
+        raise argparse.ArgumentTypeError(f"sets must be among {', '.join(map(str, SUPPORTED_SETS))}")
     return sets
 
 

@@ -5,6 +5,8 @@ import json
 import sys
 from pathlib import Path
 
+from engine.tiles import SUPPORTED_SETS
+
 from .common import add_model_arg, add_rules_arg, load_recognizer, load_rules
 
 
@@ -16,7 +18,7 @@ def register(sub) -> None:
     add_rules_arg(p)
     p.add_argument("--double-blank", type=int, choices=[0, 25, 50], default=None,
                    help="points for a double-blank (overrides --rules; default 0)")
-    p.add_argument("--set", type=int, choices=[6, 9, 12, 15, 18], default=None, dest="set_max",
+    p.add_argument("--set", type=int, choices=SUPPORTED_SETS, default=None, dest="set_max",
                    help="the set in use (default: inferred from the values read)")
     add_model_arg(p)
     p.set_defaults(func=run)

@@ -4,6 +4,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from engine.tiles import SUPPORTED_SETS
+
 from ..cli import UserError
 
 
@@ -27,7 +29,7 @@ def register(sub) -> None:
     p.add_argument("--count", type=int, default=100)
     p.add_argument("--out", required=True, help="output folder (created)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--set", type=int, choices=[6, 9, 12, 15, 18], default=None, dest="set_max",
+    p.add_argument("--set", type=int, choices=SUPPORTED_SETS, default=None, dest="set_max",
                    help="set size (default: a mix of all)")
     p.add_argument("--size", type=_size, default=(1280, 960), help="image size WxH, or 'random' for a mix of phone and webcam sizes (default 1280x960)")
     p.add_argument("--workers", type=int, default=None, help="processes (default: all cores, at most 2)")

@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from engine.tiles import SUPPORTED_SETS
+
 from ..cli import UserError
 from .common import add_rules_arg, load_rules
 
@@ -28,7 +30,7 @@ def register(sub) -> None:
                    help="camera index (0), video file, folder of images, or http/rtsp stream URL")
     p.add_argument("--players", nargs="+", default=["4"], metavar="N|NAME",
                    help="number of players, or their names in seat order (default 4)")
-    p.add_argument("--set", type=int, choices=[6, 9, 12, 15, 18], default=9, dest="set_max",
+    p.add_argument("--set", type=int, choices=SUPPORTED_SETS, default=9, dest="set_max",
                    help="the set in use (default double-9)")
     add_rules_arg(p)
     p.add_argument("--record", metavar="OUT.json", help="write the game record here (rewritten after every change)")
