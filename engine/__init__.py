@@ -44,6 +44,7 @@ from .handcount import HandTally, Penalty
 from .record import RecordError, ReplayResult, TurnError, dumps_record, load_record, save_record
 from .replay import GameReplay, PlayerStats, board_diagram, replay_game, study_games
 from .round import Play, RoundResult, RoundState
+from .rulecodes import AUDIT_RULES, Rule
 from .rules import PRESETS, HouseRules, HouseRulesError, table_hand_size
 from .scoring import ScoreSheet, Standing, curved, hand_score, rank_players, round_scores, tile_score
 from .simulate import SimulationResult, random_game, random_round, random_step, simulate
@@ -52,7 +53,7 @@ from .tiles import SUPPORTED_SETS, Tile, doubles, full_set, set_pip_total, tile_
 __all__ = [
     "Advice", "AdviceTuning", "BlockProof", "EndFact", "GameReplay", "HandSizeStats", "HandTally", "Penalty",
     "PlayerStats", "ValueCount", "advise", "board_diagram", "explain_audit", "explain_block", "explain_board",
-    "explain_round", "replay_game", "study_games",
+    "explain_round", "replay_game", "study_games", "AUDIT_RULES", "Rule",
     "AlreadyDrew", "AuditReport", "Board", "BoardNode", "BoneyardEmpty", "CannotUndo", "ChickieInfo", "ChickieUnfinished",
     "ConfigError", "Deal", "DealError", "EndsDoNotMatch", "EngineError", "Game", "GameConfig", "GameState",
     "HouseRules", "HouseRulesError", "IllegalPlay", "Layout", "LayoutBuilder", "LayoutEdge", "LayoutTile",

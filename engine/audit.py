@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .board import Board
 from .errors import plural
+from .rulecodes import AUDIT_RULES, Rule
 from .rules import CHICKIE_TOES, HouseRules
 
 if TYPE_CHECKING:
@@ -71,32 +72,17 @@ class Layout:
 
 # --- the report ---------------------------------------------------------------------
 
-RULE_CODES: tuple[str, ...] = (
-    "ends_do_not_match",
-    "too_many_arms",
-    "wrong_spinner",
-    "spinner_not_double",
-    "no_spinner",
-    "too_many_toes",
-    "spinner_arms_unfinished",
-    "chickie_unfinished",
-    "duplicate_tile",
-    "tile_not_in_set",
-    "not_connected",
-    "end_used_twice",
-    "extra_connection",
-    "bad_edge",
-)
+RULE_CODES: tuple[Rule, ...] = AUDIT_RULES
 
 
 @dataclass(frozen=True)
 class Violation:
-    rule: str
+    rule: Rule
     message: str
     tiles: list[int]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"rule": self.rule, "message": self.message, "tiles": list(self.tiles)}
+        return {"rule": str(self.rule), "message": self.message, "tiles": list(self.tiles)}
 
 
 @dataclass(frozen=True)
@@ -178,13 +164,13 @@ def audit_layout(layout: Layout, set_max: int, rules: HouseRules, round_double: 
     report = AuditReport(rules=rules)
     out = report.violations
 
-    def flag(rule: str, message: str, tiles: list[int]) -> None:
+    def flag(rule: Rule, message: str, tiles: list[int]) -> None:
         out.append(Violation(rule, message, sorted(set(tiles))))
 
     tiles: dict[int, tuple[int, int]] = {}
     for t in layout.tiles:
         if t.id in tiles:
-            flag("bad_edge", f"detection id {t.id} is used for two tiles", [t.id])
+            flag(Rule.BAD_EDGE, f"detection id {t.id} is used for two tiles", [t.id])
             continue
         tiles[t.id] = (int(t.pips[0]), int(t.pips[1]))
 
@@ -192,11 +178,11 @@ def audit_layout(layout: Layout, set_max: int, rules: HouseRules, round_double: 
     by_value: dict[tuple[int, int], list[int]] = {}
     for tid, (a, b) in tiles.items():
         if not (0 <= a <= set_max and 0 <= b <= set_max):
-            flag("tile_not_in_set", f"{_name((a, b))} is not in a double-{set_max} set", [tid])
+            flag(Rule.TILE_NOT_IN_SET, f"{_name((a, b))} is not in a double-{set_max} set", [tid])
         by_value.setdefault((max(a, b), min(a, b)), []).append(tid)
     for key, ids in by_value.items():
         if len(ids) > 1:
-            flag("duplicate_tile", f"{_name(key)} appears {len(ids)} times; a set has one of each tile", ids)
+            flag(Rule.DUPLICATE_TILE, f"{_name(key)} appears {len(ids)} times; a set has one of each tile", ids)
 
     # Contacts, deduplicated and undirected: adjacency[id] = [(neighbour, my_value, their_value)].
     adjacency: dict[int, list[tuple[int, int, int]]] = {tid: [] for tid in tiles}
@@ -204,16 +190,16 @@ def audit_layout(layout: Layout, set_max: int, rules: HouseRules, round_double: 
     for e in layout.edges:
         if e.from_id not in tiles or e.to_id not in tiles:
             known = [i for i in (e.from_id, e.to_id) if i in tiles]
-            flag("bad_edge", f"a contact names tile id {e.from_id if e.from_id not in tiles else e.to_id}, "
+            flag(Rule.BAD_EDGE, f"a contact names tile id {e.from_id if e.from_id not in tiles else e.to_id}, "
                  "which is not in the layout", known)
             continue
         if e.from_id == e.to_id:
-            flag("bad_edge", f"tile {_name(tiles[e.from_id])} is said to touch itself", [e.from_id])
+            flag(Rule.BAD_EDGE, f"tile {_name(tiles[e.from_id])} is said to touch itself", [e.from_id])
             continue
         bad = [(i, v) for i, v in ((e.from_id, e.from_pips), (e.to_id, e.to_pips)) if v not in tiles[i]]
         if bad:
             i, v = bad[0]
-            flag("bad_edge", f"{_name(tiles[i])} has no {v} end to touch with", [e.from_id, e.to_id])
+            flag(Rule.BAD_EDGE, f"{_name(tiles[i])} has no {v} end to touch with", [e.from_id, e.to_id])
             continue
         contact = frozenset({(e.from_id, e.from_pips), (e.to_id, e.to_pips)})
         if contact in seen_edges:
@@ -221,7 +207,7 @@ def audit_layout(layout: Layout, set_max: int, rules: HouseRules, round_double: 
         seen_edges.add(contact)
         if e.from_pips != e.to_pips:
             flag(
-                "ends_do_not_match",
+                Rule.ENDS_DO_NOT_MATCH,
                 f"the {e.from_pips} of {_name(tiles[e.from_id])} touches the {e.to_pips} of "
                 f"{_name(tiles[e.to_id])}; touching ends must show the same number",
                 [e.from_id, e.to_id],
@@ -242,19 +228,19 @@ def audit_layout(layout: Layout, set_max: int, rules: HouseRules, round_double: 
         spinner = _infer_spinner(tiles, adjacency, round_double)
         report.spinner_inferred = spinner is not None
     if spinner is None:
-        flag("no_spinner", "there is no double on the table to start the layout from", list(tiles))
+        flag(Rule.NO_SPINNER, "there is no double on the table to start the layout from", list(tiles))
         report.loose_tile_ids = sorted(tiles)
         return report
     report.spinner_id = spinner
     spinner_value = tiles[spinner][0]
     if not is_double(spinner):
-        flag("spinner_not_double", f"the starting tile {_name(tiles[spinner])} is not a double", [spinner])
+        flag(Rule.SPINNER_NOT_DOUBLE, f"the starting tile {_name(tiles[spinner])} is not a double", [spinner])
     elif round_double is not None and rules.start_double != "highest_unused" and (
         spinner_value > round_double
         or (spinner_value != round_double and rules.start_double == "required")
     ):
         flag(
-            "wrong_spinner",
+            Rule.WRONG_SPINNER,
             f"this round starts with the double-{round_double}, but the spinner is {_name(tiles[spinner])}",
             [spinner],
         )
@@ -277,7 +263,7 @@ def audit_layout(layout: Layout, set_max: int, rules: HouseRules, round_double: 
                 if pair not in extra:
                     extra.add(pair)
                     flag(
-                        "extra_connection",
+                        Rule.EXTRA_CONNECTION,
                         f"{_name(tiles[tid])} and {_name(tiles[nb])} touch, but each tile is laid against "
                         "exactly one other; one of these contacts is not a play",
                         [tid, nb],
@@ -307,7 +293,7 @@ def audit_layout(layout: Layout, set_max: int, rules: HouseRules, round_double: 
                     stack.append(nb)
         remaining -= group
         names = ", ".join(_name(tiles[i]) for i in sorted(group))
-        flag("not_connected", f"{names} {'is' if len(group) == 1 else 'are'} not connected to the layout",
+        flag(Rule.NOT_CONNECTED, f"{names} {'is' if len(group) == 1 else 'are'} not connected to the layout",
              sorted(group))
 
     # An ordinary tile offers one end to its parent and one to a child.
@@ -322,7 +308,7 @@ def audit_layout(layout: Layout, set_max: int, rules: HouseRules, round_double: 
         for value, who in contacts.items():
             if len(who) > 1:
                 flag(
-                    "end_used_twice",
+                    Rule.END_USED_TWICE,
                     f"the {value} end of {_name(tiles[tid])} touches {len(who)} tiles; an end takes one",
                     [tid, *who],
                 )
@@ -332,7 +318,7 @@ def audit_layout(layout: Layout, set_max: int, rules: HouseRules, round_double: 
     report.arms = arms
     if is_double(spinner) and len(arms) > rules.spinner_arms:
         flag(
-            "too_many_arms",
+            Rule.TOO_MANY_ARMS,
             f"the spinner {_name(tiles[spinner])} has {len(arms)} arms; it takes {rules.spinner_arms}",
             [spinner, *arms],
         )
@@ -342,7 +328,7 @@ def audit_layout(layout: Layout, set_max: int, rules: HouseRules, round_double: 
         if beyond:
             missing = rules.spinner_arms - len(arms)
             flag(
-                "spinner_arms_unfinished",
+                Rule.SPINNER_ARMS_UNFINISHED,
                 f"play went past the spinner {_name(tiles[spinner])} while it still needed "
                 f"{plural(missing, 'more arm')}",
                 [spinner, *beyond],
@@ -358,7 +344,7 @@ def audit_layout(layout: Layout, set_max: int, rules: HouseRules, round_double: 
         report.chickies.append(ChickieInfo(tid, toes, missing))
         if len(toes) > CHICKIE_TOES:
             flag(
-                "too_many_toes",
+                Rule.TOO_MANY_TOES,
                 f"the chickie on {_name(tiles[tid])} has {len(toes)} toes; it takes {CHICKIE_TOES}",
                 [tid, *toes],
             )
@@ -367,7 +353,7 @@ def audit_layout(layout: Layout, set_max: int, rules: HouseRules, round_double: 
             below = _descendants(tid, children, min_depth=2)
             if below:
                 flag(
-                    "chickie_unfinished",
+                    Rule.CHICKIE_UNFINISHED,
                     f"tiles were laid beyond the toes of the chickie on {_name(tiles[tid])} while it still "
                     f"needed {plural(missing, 'more toe')}",
                     [tid, *below],
@@ -375,7 +361,7 @@ def audit_layout(layout: Layout, set_max: int, rules: HouseRules, round_double: 
     if len(unfinished) > 1:
         names = ", ".join(_name(tiles[t]) for t in unfinished)
         flag(
-            "chickie_unfinished",
+            Rule.CHICKIE_UNFINISHED,
             f"{plural(len(unfinished), 'chickie')} ({names}) are unfinished at once: one was played while "
             "another still needed toes",
             unfinished,

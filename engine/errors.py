@@ -6,6 +6,8 @@ and the game record use instead of parsing English.
 """
 from __future__ import annotations
 
+from .rulecodes import Rule
+
 _NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six")
 
 
@@ -40,81 +42,81 @@ class DealError(ConfigError):
 class IllegalPlay(EngineError):
     """A turn the rules do not allow; the state is left untouched."""
 
-    code: str = "illegal_play"
+    code: str = Rule.ILLEGAL_PLAY
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
 
     def to_dict(self) -> dict[str, str]:
-        return {"code": self.code, "message": self.message}
+        return {"code": str(self.code), "message": self.message}
 
 
 class RoundOver(IllegalPlay):
-    code = "round_over"
+    code = Rule.ROUND_OVER
 
 
 class NotYourTurn(IllegalPlay):
-    code = "not_your_turn"
+    code = Rule.NOT_YOUR_TURN
 
 
 class TileNotInSet(IllegalPlay):
-    code = "tile_not_in_set"
+    code = Rule.TILE_NOT_IN_SET
 
 
 class TileNotInHand(IllegalPlay):
-    code = "tile_not_in_hand"
+    code = Rule.TILE_NOT_IN_HAND
 
 
 class NoSuchOpenEnd(IllegalPlay):
-    code = "no_such_open_end"
+    code = Rule.NO_SUCH_OPEN_END
 
 
 class EndsDoNotMatch(IllegalPlay):
-    code = "ends_do_not_match"
+    code = Rule.ENDS_DO_NOT_MATCH
 
 
 class SpinnerArmsUnfinished(IllegalPlay):
-    code = "spinner_arms_unfinished"
+    code = Rule.SPINNER_ARMS_UNFINISHED
 
 
 class ChickieUnfinished(IllegalPlay):
-    code = "chickie_unfinished"
+    code = Rule.CHICKIE_UNFINISHED
 
 
 class OnlyDrawnTile(IllegalPlay):
-    code = "only_drawn_tile"
+    code = Rule.ONLY_DRAWN_TILE
 
 
 class MustDrawFirst(IllegalPlay):
-    code = "must_draw_first"
+    code = Rule.MUST_DRAW_FIRST
 
 
 class MustPlay(IllegalPlay):
-    code = "must_play"
+    code = Rule.MUST_PLAY
 
 
 class AlreadyDrew(IllegalPlay):
-    code = "already_drew"
+    code = Rule.ALREADY_DREW
 
 
 class BoneyardEmpty(IllegalPlay):
-    code = "boneyard_empty"
+    code = Rule.BONEYARD_EMPTY
 
 
 class TileNotInBoneyard(IllegalPlay):
-    code = "tile_not_in_boneyard"
+    code = Rule.TILE_NOT_IN_BONEYARD
 
 
 class NothingToAnnounce(IllegalPlay):
-    code = "nothing_to_announce"
+    code = Rule.NOTHING_TO_ANNOUNCE
 
 
 class CannotUndo(IllegalPlay):
     """The last action cannot be taken back: nothing was done yet, or another player has
     acted since."""
 
-    code = "cannot_undo"
+    code = Rule.CANNOT_UNDO
 
 
 ILLEGAL_PLAY_TYPES: dict[str, type[IllegalPlay]] = {
