@@ -1,5 +1,5 @@
 #!/bin/sh
-# Session 33's lent-GPU call: the committed half reader fine-tuned on many more ends of the big
+# A lent-GPU call: the committed half reader fine-tuned on many more ends of the big
 # sets' small tiles (BIG_SMALL_SCENES) beside random, big-set and hue-coded scenes, so nothing
 # else is unlearnt. Two learning rates side by side on one GPU (the network is tiny: each run
 # alone leaves the GPU mostly idle); both come back and are measured on this machine's CPU.

@@ -6,8 +6,8 @@
 Renders 720p tables (double-9, 12 or 15), cuts both ends of every readable tile with its true
 corners, shrunk to 40-70 px long as a webcam sees it (`half_data._degrade`), and prints the share
 read right, overall and per value. `--faces hue-coded` draws coloured faces whose pips differ from
-them in brightness (luma, 0-1) by `--gap LO HI` and in hue by at least 0.15 (session 19: the
-committed reader read 0.51 of them right at gap 0-0.06, 1.0 of sets drawn at random).
+them in brightness (luma, 0-1) by `--gap LO HI` and in hue by at least 0.15 (measured so, a
+committed half reader read 0.51 of them right at gap 0-0.06, against 1.0 of sets drawn at random).
 """
 from __future__ import annotations
 

@@ -36,8 +36,8 @@ def labelled_photos(args: argparse.Namespace) -> Iterator[tuple[str, object, flo
     """(label key, loaded photo, median tile length in the loaded picture's pixels or None when no
     tile is found) for each labelled photo whose key starts with `--only`. A large JPEG is decoded
     at a fraction of its size (`LoadedImage.scale`), and the boxes' corners are in the photo's full
-    pixels: until session 37 the length was not divided by that scale, so copies of the six 2.7k-4k
-    photos were shrunk to half the tile length named (the 25-px copy of pipcounter_86 was 33x44 px,
+    pixels: the length is divided by that scale, or copies of the six 2.7k-4k photos are shrunk to
+    half the tile length named (the 25-px copy of pipcounter_86 came out 33x44 px,
     its tiles 12 px long)."""
     from vision.types import tile_length
 

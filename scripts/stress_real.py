@@ -275,7 +275,7 @@ CHANGES: dict[str, Callable[[np.ndarray, float], np.ndarray]] = {
 def compound(*names: str) -> Callable[[np.ndarray, float], np.ndarray]:
     """Several of the changes above, one after another: a real photo meets them together (a glare
     on a glossy face, in a photo a messenger recompressed). Each passes alone with every tile read
-    right, and together some do not (session 41)."""
+    right, and together some do not."""
     def change(img: np.ndarray, tile: float) -> np.ndarray:
         for name in names:
             img = CHANGES[name](img, tile)

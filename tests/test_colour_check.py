@@ -135,8 +135,8 @@ def test_a_colour_read_sure_in_an_earlier_picture_of_the_set_stands_for_its_valu
     assert moved == 3 and [r.pips for r in out] == [(0, 15)] * 3
 
 
-def _seed0_11_frame_700(big_reader: bool = False):
-    """A still frame of rendered round seed0-11 (double-15, 45-px tiles on a black face, the
+def _frame_of_brown_15s_beside_green_13s(big_reader: bool = False):
+    """A still frame of a rendered round (double-15, 45-px tiles on a black face, the
     15 drawn as three rows of five brown pips, the 13 as green ones): the whole frame as the
     recognizer reads it (with the general half reader unless `big_reader`), and where each tile lies."""
     from vision.imageio import LoadedImage
@@ -161,7 +161,7 @@ def _seed0_11_frame_700(big_reader: bool = False):
 def test_a_frame_of_brown_15s_read_as_13s_beside_green_13s_is_read_again_by_colour():
     """The general half reader reads each brown 15 of this frame as a 13 (0.66-0.88, 15 second)
     and the two green 13s as 13 (0.99): the colours say the brown ones are 15s, and the tiles say so."""
-    truth, read = _seed0_11_frame_700()
+    truth, read = _frame_of_brown_15s_beside_green_13s()
     fifteens = [n for n in truth if "15" in n.split("-")]
     assert len(fifteens) >= 5
     for name in fifteens:
@@ -175,8 +175,8 @@ def test_a_frame_of_brown_15s_read_as_13s_beside_green_13s_is_read_again_by_colo
 
 @pytest.mark.skipif(not (MODELS / "half_reader_big.onnx").exists(), reason="no committed big-set half reader")
 def test_the_big_sets_reader_reads_that_frames_15s_itself():
-    """Session 33's reader for declared big sets reads those brown 15s as 15 without the colours."""
-    truth, read = _seed0_11_frame_700(big_reader=True)
+    """The reader for declared big sets reads those brown 15s as 15 without the colours."""
+    truth, read = _frame_of_brown_15s_beside_green_13s(big_reader=True)
     for name in truth:
         assert str(Tile(*read[name].pips)) == name, (name, read[name].pips)
 

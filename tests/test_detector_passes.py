@@ -53,8 +53,8 @@ def test_a_single_large_face_does_not_pass_for_the_size_of_the_tiles(detector, m
 
 
 def test_a_table_of_small_tiles_behind_a_phantom_back_is_read():
-    """Frame 1140 of rendered round seed14-19 (black double-15 tiles ~40 px long): the first pass
-    finds only a phantom back over the spinner's crossing; before the fix nothing was read."""
+    """Frame 1140 of a rendered round (black double-15 tiles ~40 px long): the first pass finds
+    only a phantom back over the spinner's crossing; its size, trusted, would leave nothing read."""
     from vision.imageio import LoadedImage
     from vision.recognize import get_recognizer
     from vision.synth.sequence import SequenceRenderer, plan_sequence, sequence_rng
@@ -74,7 +74,7 @@ def test_a_known_small_tile_size_sends_the_picture_to_the_zoomed_pass_whatever_t
 
 
 def test_the_tracker_keeps_reading_small_tiles_when_the_first_pass_finds_only_large_phantoms():
-    """Rendered round seed14-19 (double-15, black tiles ~40 px long): at frame 1828 the first pass
+    """The same rendered round (double-15, black tiles ~40 px long): at frame 1828 the first pass
     finds ten confident boxes, each over several tiles; judged by them, the tiles were large, no
     second pass ran and one tile was read, so every tile of the board was taken for gone. The
     tracker's detector remembers the size of the tiles it read before."""

@@ -130,7 +130,7 @@ def test_the_divider_found_stands_where_the_classifier_agrees_with_it_or_is_unsu
 
 
 def test_a_pair_of_big_pips_across_a_faint_divider_reads_as_the_5_it_belongs_to():
-    """Rendered round seed6-28, frame 100: a pink 5-2, 110 px long, black pips, a thin grey divider
+    """A frame of a rendered round: a pink 5-2, 110 px long, black pips, a thin grey divider
     that the bar finder missed in favour of the 5's lower pair (read 3-2 before, in every frame)."""
     import cv2
 
@@ -428,7 +428,7 @@ def test_an_end_read_blank_keeps_its_zero_unless_both_looks_at_the_colour_view_a
 
 
 def test_a_dot_both_readers_see_is_no_cheap_second_reading():
-    """A planted 2-1 on a 0 (rendered round seed12-0): the 1's dot scored 0.65, so dropping it
+    """A planted 2-1 on a 0 (in a rendered round): the 1's dot scored 0.65, so dropping it
     cost 0.15 and the tracker took the legal 2-0; the half reader read that end 1."""
     from vision.correct import second_readings
     from vision.recognize import backed_costs

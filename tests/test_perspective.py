@@ -268,8 +268,8 @@ def test_a_table_seen_from_above_is_not_read_in_a_levelled_view_that_reads_its_t
     score = score_rendered(scene.to_dict()["tiles"], [(t.corners, t.pips) for t in rec.tiles])
     assert not any("taken at an angle" in w for w in rec.warnings), rec.warnings
     assert read_twice(rec.tiles) <= 2
-    # the levelled reading got 17 of 52 right; read as it is, 51 with the packages of sessions
-    # 28-30 and 45 with those the registry gave on 2026-11-27 (onnxruntime 1.32, numpy 2.4.6,
+    # the levelled reading got 17 of 52 right; read as it is, 51 with the packages the bound was set
+    # with and 45 with those the registry gave on 2026-11-27 (onnxruntime 1.32, numpy 2.4.6,
     # OpenCV 4.14.0.94, Pillow 13; older onnxruntime, numpy, OpenCV or Pillow alone did not bring
     # 51 back; cause not found): the bound tells the two readings apart
     assert score.exact >= 0.8 * score.true_tiles, score
@@ -300,7 +300,7 @@ def _squashed(image: np.ndarray, deg: float) -> np.ndarray:
 def test_a_hand_seen_from_65_degrees_with_no_face_boxed_is_read_in_a_guessed_steep_view(recognizer, seed, n):
     """Rendered double-12 hands shortened to cos(65 degrees): the detector, which learnt tiles
     seen from at most ~62 degrees, boxed no face of either, so no angle could be found from
-    boxes, and neither tile was read until session 37."""
+    boxes, and without a guessed view neither tile is read."""
     from vision.imageio import LoadedImage
     from vision.synth.scene import render_hand
 

@@ -111,10 +111,11 @@ def _read_levelled(recognizer, view, name: str):
 def test_a_real_photo_seen_from_65_degrees_is_read_tile_for_tile(recognizer):
     """pipcounter_46 as seen from 65 degrees off straight down (the form of
     `scripts/stress_real.py`'s steep copies: shortened across the tilt, the far edge narrower).
-    Read as it was in session 28, one tile of four: the first pass boxed the near tile eight
-    times, which passed for two faces and more (so their size was trusted and the zoomed pass
-    came too coarse to find the far tiles), and the pips of tiles turned on the dark cloth were
-    measured against the cloth's colour, so no angle was found."""
+    With the first pass's boxes counted before they are merged and pips measured against the
+    table, one tile of four was read: the first pass boxed the near tile eight times, which passed
+    for two faces and more (so their size was trusted and the zoomed pass came too coarse to find
+    the far tiles), and the pips of tiles turned on the dark cloth, measured against the cloth's
+    colour, showed no angle."""
     import cv2
     import numpy as np
 
@@ -149,9 +150,9 @@ def _camera_view(img, deg: float):
 def test_a_real_photo_seen_by_a_camera_turned_55_degrees_is_read_tile_for_tile(recognizer):
     """IMG-20210306-WA0000 (ten double-12 tiles pushed together) as a camera turned 55 degrees off
     straight down sees it. Every box looks like a domino there (the detector boxes squashed tiles,
-    and halves of neighbours, 2:1), so until session 29 no angle was looked for and 1 tile of 10
-    was read right; the pips, squashed to 0.53, say the photo was taken at an angle. Until session
-    40 a patch of the glossy table at the picture's edge was read besides, as a 1-0 (see
+    and halves of neighbours, 2:1), so the boxes alone show no angle, and read as it is 1 tile of
+    10 is right; the pips, squashed to 0.53, say the photo was taken at an angle. A patch of the
+    glossy table at the picture's edge must not be read besides, as a 1-0 (see
     `recognize.MOTTLED_SHARE`)."""
     import cv2
 
@@ -163,8 +164,8 @@ def test_a_real_photo_seen_by_a_camera_turned_55_degrees_is_read_tile_for_tile(r
 
 def test_a_real_photo_seen_by_a_camera_turned_65_degrees_is_read_in_a_guessed_steep_view(recognizer):
     """IMG-20210311-WA0000 (eight double-12 tiles in two rows) as a camera turned 65 degrees off
-    straight down sees it: the detector boxed no face, so no angle could be found from the boxes,
-    and nothing was read until session 37."""
+    straight down sees it: the detector boxes no face, so no angle can be found from the boxes, and
+    without a guessed view nothing is read."""
     import cv2
 
     name = "photos/IMG-20210311-WA0000.jpg"
@@ -177,8 +178,8 @@ def test_a_real_photo_seen_by_a_camera_turned_65_degrees_is_read_in_a_guessed_st
 def test_a_real_photo_with_glares_on_its_tiles_is_read_tile_for_tile(recognizer):
     """IMG-20210324-WA0000 under `scripts/stress_real.py`'s soft glares: three purple pips of the
     5-9 were lifted nearly to the face's white and fell under the dot detector's threshold on the
-    crop and every look measured against the face's unlit colour, so it was read 5-6 until
-    session 37; measured against the face's light where each pip lies, they show."""
+    crop and on every look measured against the face's unlit colour (read so, 5-6); measured
+    against the face's light where each pip lies, they show."""
     import statistics
     import sys
 
@@ -202,8 +203,8 @@ def test_a_real_photo_with_glares_on_its_tiles_is_read_tile_for_tile(recognizer)
 def test_a_real_double_with_a_glare_on_one_end_is_read_as_that_double(recognizer, name):
     """The photo under `scripts/stress_real.py`'s soft glares, then a messenger's recompression
     (its `jpeg`): a glare lifted the pips of one end of a double nearly to white, the compression
-    smeared what was left, and no look found them, so a 9-9 read 6-9, an 8-8 3-8 and 6-8 until
-    session 41, though the half reader read both ends of each at 0.93 or more (see
+    smeared what was left, and no look finds them, so by the dots alone a 9-9 reads 6-9, an 8-8
+    3-8 and 6-8, though the half reader reads both ends of each at 0.93 or more (see
     `halfreader.double_checked`)."""
     import statistics
     import sys
@@ -225,7 +226,7 @@ def test_a_real_double_with_a_glare_on_one_end_is_read_as_that_double(recognizer
 def test_a_streaked_patch_of_a_glossy_table_is_not_read_as_a_double_blank(recognizer):
     """IMG-20210306-WA0000 turned 45 degrees (`scripts/stress_real.py`'s `rot45`): the detector
     boxed a patch of the glossy table's streaked reflection beside the tiles, the streaks passed for
-    a divider, and the patch was read as a 0-0 that is not there until session 40 (see
+    a divider, and the patch must not be read as a 0-0 that is not there (see
     `recognize.MOTTLED_SHARE`)."""
     import sys
 
@@ -244,10 +245,10 @@ def test_a_streaked_patch_of_a_glossy_table_is_not_read_as_a_double_blank(recogn
 @pytest.mark.parametrize("name", ["photos/pipcounter_23.jpg", "photos/pipcounter_28.png"])
 def test_a_real_photo_on_a_pale_table_under_a_cast_shadow_is_read_tile_for_tile(recognizer, name):
     """The photo's tiles moved onto white paper (`scripts/restage_real.py`), then a cast shadow's
-    sharp band across it (`scripts/stress_real.py`'s `castshadow`). Until session 42 the band's
-    edge crossing a 7 hid two of its pips from the dot detector on every look (the 4-7 read 4-5:
-    see `pipreader.shade_flattened_view`), and on pipcounter_23 one end of the 8-8 was boxed with
-    a square of paper the band bounded and read 0-8 beside the 8-8 (see
+    sharp band across it (`scripts/stress_real.py`'s `castshadow`). The band's edge crossing a 7
+    hides two of its pips from the dot detector on every look but the one that takes the shade out
+    (without it the 4-7 read 4-5: see `pipreader.shade_flattened_view`), and on pipcounter_23 one
+    end of the 8-8 can be boxed with a square of paper the band bounds and read 0-8 beside the 8-8 (see
     `correct.drop_boxes_sharing_dots`)."""
     import statistics
     import sys
@@ -274,8 +275,8 @@ def test_a_real_photo_on_a_pale_table_under_a_cast_shadow_is_read_tile_for_tile(
 def test_pale_12s_on_a_pale_table_overexposed_and_recompressed_are_read(recognizer):
     """IMG-20210324-WA0002 moved onto white paper, then turned 135 degrees, overexposed and
     recompressed (`scripts/stress_real.py`'s rot135+bright+jpeg): its light grey 12s are a ghost of
-    their grid, and until session 42 no look found more than eight of a 12's dots, so the 6-12 read
-    0-6, though the half reader read the 12 at 0.84 (see `pipreader.faintest_pips_view`)."""
+    their grid, and only the faintest look finds more than eight of a 12's dots (the 6-12 read 0-6
+    without it, though the half reader read the 12 at 0.84: see `pipreader.faintest_pips_view`)."""
     import statistics
     import sys
 

@@ -423,7 +423,7 @@ def _classified_pair(a: int, b: int, p0: float):
 
 
 def test_a_small_blank_looking_box_with_one_blank_end_is_the_face_the_half_reader_is_sure_of():
-    """A 43-px 15-0 whose pale 15 showed the dot detector nothing (rendered round seed6-23): a face,
+    """A 43-px 15-0 whose pale 15 showed the dot detector nothing (in a rendered round): a face,
     since a fainter look finds its divider; both ends blank stays the double blank's own test."""
     from vision.recognize import looks_a_face_by_pattern
 
@@ -496,8 +496,8 @@ def test_a_large_box_the_detector_calls_a_back_is_a_face_where_its_divider_shows
 
 
 def test_a_small_blank_looking_box_whose_ends_need_several_dots_is_a_face_with_a_divider_fainter_still():
-    """A 54-px 10-10 spinner with a dashed pale divider and small pale pips (rendered round
-    seed11-7) showed the dot detector nothing and its divider only at the faintest look; the half
+    """A 54-px 10-10 spinner with a dashed pale divider and small pale pips (in a rendered
+    round) showed the dot detector nothing and its divider only at the faintest look; the half
     reader read 10-10, sure. Taken for a back, it cost the round."""
     from vision.pipreader import find_bar
     from vision.recognize import FAINT_BAR_CONTRAST, looks_a_face_by_pattern
@@ -554,14 +554,14 @@ def _small_coloured_crop(a: int, b: int, seed: int, set_max: int, body, bar, pip
 
 def _pale_pip_crop(a: int, b: int, seed: int) -> np.ndarray:
     """A ~36-px tile with pale cyan pips and a divider hardly darker than its white face (the 1-1
-    spinner of rendered round seed22-18)."""
+    spinner of a rendered double-12 round)."""
     return _small_coloured_crop(a, b, seed, 12, (246, 246, 244), (212, 216, 200), (90, 200, 235), 0.3)
 
 
 def test_a_small_blank_looking_box_whose_pale_pips_a_colour_view_counts_as_the_half_reader_reads_is_a_face():
     """Pale cyan 1s and 2s on small white tiles showed the dot detector nothing and their divider
     only at the faintest look; the half reader was sure of 1-1 and 1-2. Taken for backs, the spinner
-    and four of its arms were lost in every frame of rendered round seed22-18."""
+    and four of its arms were lost in every frame of a rendered round."""
     from vision.recognize import FAINT_BAR_CONTRAST, looks_a_face_by_pattern
 
     from vision.pipreader import find_bar
@@ -599,13 +599,13 @@ def _sure_end_beside_unsure_blank(value: int, blank_p: float, value_p: float = 0
 
 
 def _lilac_eight_blank_crop(seed: int) -> np.ndarray:
-    """A ~36-px 8-0 with yellow-green pips and a divider hardly darker than its lilac face (the 8-0
-    toe of rendered round seed38-3)."""
+    """A ~36-px 8-0 with yellow-green pips and a divider hardly darker than its lilac face (an 8-0
+    toe of a rendered round)."""
     return _small_coloured_crop(8, 0, seed, 15, (214, 200, 214), (180, 166, 180), (190, 235, 70), 0.3)
 
 
 def test_a_small_blank_looking_box_with_a_sure_end_of_dots_beside_an_unsure_blank_end_is_a_face_where_a_colour_view_counts_them():
-    """An 8-0 toe of yellow-green pips on a lilac face (rendered round seed38-3): the dot detector
+    """An 8-0 toe of yellow-green pips on a lilac face (in a rendered round): the dot detector
     found nothing on its crop, nor its divider, and the half reader was sure of the 8 (0.94) but
     not of the blank beside it (0.24). Taken for a back in every frame, its play was lost."""
     from vision.pipreader import find_bar
@@ -661,7 +661,7 @@ def test_a_back_the_half_reader_reads_as_a_sure_end_beside_an_unsure_blank_stays
 
 def _small_lilac_crop(a: int, b: int, seed: int, face_down: bool = False, pattern: str = "plain") -> np.ndarray:
     """A ~60-px tile of a lilac set with pale yellow pips and a divider hardly darker than its face
-    (the 1-0 toe of rendered round seed37-41)."""
+    (a 1-0 toe of a rendered round)."""
     return _small_coloured_crop(a, b, seed, 9, (196, 190, 232), (184, 178, 220), (222, 206, 90), 0.5,
                                 face_down, pattern)
 
@@ -682,7 +682,7 @@ def _both_readers():
 
 
 def test_a_small_box_called_a_back_is_a_face_where_both_readers_read_the_same_dots():
-    """A 1-0 toe with one pale yellow pip on a lilac face (rendered round seed37-41) was boxed as a
+    """A 1-0 toe with one pale yellow pip on a lilac face (in a rendered round) was boxed as a
     back in every frame, though the half reader read 1-0, sure, and the dot detector found its pip."""
     from vision.recognize import looks_a_face_by_its_dots
 

@@ -627,7 +627,7 @@ def test_the_last_play_the_reader_loses_as_the_next_tile_is_laid_against_it_is_n
     """The reader lost the last play in every reading since the next tile was laid (on a crowded
     layout a box can merge with its new neighbour's), but its place looks as it did: it was not
     taken back. (A take-back, then the same tile found again on a closer look beside the new
-    one and played again, had counted a play twice in fresh double-15 round seed2-19.)"""
+    one and played again, had counted a play twice in a fresh rendered double-15 round.)"""
     tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
     spinner, arm, second = _three()
     _feed(tracker, [([spinner], [spinner]), ([spinner, arm], [spinner, arm])], pictures=True)
@@ -664,7 +664,7 @@ def test_the_last_play_lost_by_the_reader_and_read_as_itself_on_a_closer_look_st
 
 def test_a_tile_flagged_the_wrong_way_round_then_turned_where_it_lies_is_taken_back_and_played():
     """A player puts a wrong-way play right by turning the tile where it lies, often under the
-    hand that laid it, so no take-back is seen in between (fresh double-9 round seed3-5: the
+    hand that laid it, so no take-back is seen in between (in a fresh rendered double-9 round the
     flagged 9-8 stayed, and the tiles laid beyond it lay "apart", a planted play among them)."""
     tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
     spinner, arm, _ = _three()
@@ -690,7 +690,7 @@ def test_a_flagged_tile_read_the_same_way_round_again_stays_flagged():
 def test_a_tile_taken_back_after_another_first_seen_with_it_is_a_take_back_not_a_disturbed_board():
     """The 6-2 and 6-1 are first seen in one reading (a still moment missed between them) and
     entered in a guessed order, 6-2 then 6-1. The 6-2 is then taken away: a take-back, with the
-    6-1 left as the round's play (fresh round seed4-15: the 14-4 taken back so was "missing",
+    6-1 left as the round's play (in a fresh rendered round, a 14-4 taken back so was "missing",
     seen later at its new place as "moved", and the 11-4 laid on it there was flagged)."""
     tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
     spinner, arm, second = _three()
@@ -718,7 +718,7 @@ def _arm_played_on_the_last_still_frame():
 def test_a_tile_played_on_the_last_still_frame_before_the_next_hand_keeps_the_picture_it_was_read_in():
     """A play's picture comes from the still frames it was read in. Waiting for the next still
     frame that read it left none when the next tile laid end to end made the reader box the
-    pair across their seam (fresh double-15 round seed3-7): the play was taken back unseen, a
+    pair across their seam (in a fresh rendered double-15 round): the play was taken back unseen, a
     phantom 5-5 played as a chickie, and 16 plays after it were flagged."""
     tracker, spinner, arm, second = _arm_played_on_the_last_still_frame()
     assert tracker.board[Tile(6, 2)].patch is not None
@@ -743,7 +743,7 @@ def test_the_last_play_lost_by_the_reader_and_read_as_no_tile_on_a_closer_look_s
 
 def test_a_lost_last_play_that_is_a_double_goes_unless_a_closer_look_reads_it_again():
     """A double is often a box across the seam of two like ends (a 9-1 laid on a 9-4 read 9-9,
-    which then waited for toes and flagged eleven plays, development round seed0-29): a closer
+    which then waited for toes and flagged eleven plays in a rendered round): a closer
     look that finds no tile at its place does not keep it, as it keeps a lost non-double."""
     tracker, _ = _double_across_the_arm_read_as((2, 2))
     assert tracker.board[Tile(2, 2)].status == "legal"
@@ -794,7 +794,7 @@ def test_a_legal_play_read_sure_is_not_read_closer():
 def test_a_place_the_reader_reads_as_nothing_keeps_its_picture_when_the_board_settles():
     """When the board settles, each place's picture is renewed only where the reader saw its tile.
     A play taken back unseen left bare table at its place; renewed from that, the place "still
-    looked as it did" and the tile was counted as lying there ever after (fresh round seed2-6: a
+    looked as it did" and the tile was counted as lying there ever after (in a fresh rendered round, a
     take-back missed, the next tile there taken for a misreading)."""
     from vision.tracking.board import Observation, tile_patch
 
@@ -892,8 +892,8 @@ def test_a_confident_illegal_reading_is_flagged_even_when_a_far_second_reading_w
 
 def test_a_second_reading_one_clean_dot_away_is_not_taken_to_make_a_play_legal():
     """A dot scoring 0.72 against the 0.5 threshold is a dot: a planted 5-2 laid with its 5 against
-    the spinner's 6, read 5-2 with 6-2 as a second reading costing 0.22, is flagged (rendered
-    rounds seed11-0 and seed10-5: planted 6-5 and 9-7 went unflagged as 5-5 and 9-6)."""
+    the spinner's 6, read 5-2 with 6-2 as a second reading costing 0.22, is flagged (in two
+    rendered rounds, planted 6-5 and 9-7 went unflagged as 5-5 and 9-6)."""
     plays = _played_above_spinner((5, 2), (6, 2), 0.22)
     assert [(p.tile, p.legal, p.rule) for p in plays] == [("5-2", False, "ends_do_not_match")]
 
@@ -962,7 +962,7 @@ def test_a_tile_read_where_the_picture_has_not_changed_since_the_board_settled_i
 
 
 def test_a_tile_read_where_nothing_was_laid_is_not_played_after_the_camera_was_knocked():
-    """The picture the board settled on follows the camera: in rendered double-15 round seed22-39
+    """The picture the board settled on follows the camera: in a rendered double-15 round
     a box across two layout tiles, read 6-2 only from the camera's new position, was taken for a
     play (and flagged) the moment the camera had moved, when that picture was dropped."""
     import cv2
@@ -1217,7 +1217,7 @@ def test_a_play_every_fresh_reading_agrees_is_illegal_is_flagged_within_a_few_fr
 def test_a_play_to_flag_seen_once_and_missed_once_is_read_afresh_until_decided():
     """A planted tile read in the first reading after the hand and missed in the second: that
     second reading was reused for every frame after it, so the tile was seen once in three and
-    never flagged (a 2-0 laid on ~30-px double-15 tiles, round seed43-19). An earlier reading
+    never flagged (a 2-0 laid on ~30-px double-15 tiles in a rendered round). An earlier reading
     that showed a play to flag now earns fresh readings in its place."""
     tracker, spinner, arm, wrong = _board_and_a_tile_to_flag()
     read = tracker.frames_read
@@ -1277,7 +1277,7 @@ def test_a_tile_the_periodic_re_read_finds_is_followed_up_until_it_is_played():
 def test_a_tile_the_motion_gate_cannot_see_is_read_once_the_hand_that_laid_it_has_gone():
     """A pale tile on a pale table changed 2 pixels of the gate's thumbnail, fewer than it asks,
     and the next player's hand came in before the periodic re-read: the play was never read
-    (rendered double-15 round seed23-43). After any hand, the still board is read once."""
+    (in a rendered double-15 round). After any hand, the still board is read once."""
     cfg = GameConfig(2, 6, HouseRules())
     tracker = _settled_on_spinner_before_a_blind_gate(cfg)
     t = tracker.last_read_t + 0.5  # well inside the re-read's 3 seconds
@@ -1307,7 +1307,7 @@ def test_readings_before_a_hand_that_touched_nothing_still_count_towards_a_flag(
     leaves it as it was read (two moves, a frame's pause between them); one more reading, and
     the 3-4 is taken back. Three readings that
     agree flag a play, and the two before the twitch still count (a planted 10-0 went unflagged
-    so: rendered double-12 round seed24-6). Where the picture after the hand is not the one
+    so in a rendered double-12 round). Where the picture after the hand is not the one
     read, the readings before it do not count: the hand may have changed the tile."""
     tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
     spinner, arm, *_ = _cross_of_arms()
@@ -1369,8 +1369,8 @@ def test_an_arm_the_whole_frame_missed_is_found_on_a_closer_look_before_a_play_i
 def test_a_tile_found_on_a_closer_look_while_another_is_judged_is_not_played_twice():
     """A 3-4 laid against the 6-2's 2 (illegal whichever way) and the missing arm 6-4 are read
     in the same frames, the 3-4 first; the closer look before the 3-4's flag finds the 6-4 and
-    plays it. The 6-4 of the whole frame's readings must not then be judged again (fresh
-    double-15 round seed3-19: a 9-7 found so was judged a second time, flagged "player 3 does
+    plays it. The 6-4 of the whole frame's readings must not then be judged again (in a fresh
+    rendered double-15 round, a 9-7 found so was judged a second time, flagged "player 3 does
     not hold 9-7", and its legal place on the board lost)."""
     tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
     spinner, arm, second, left, below, _ = _cross_of_arms()
@@ -1406,7 +1406,7 @@ def _play_elsewhere_while_a_misread_double_waits(closer_reads_it_as):
 
 def test_a_double_waiting_for_toes_that_a_closer_look_reads_as_another_tile_is_corrected_before_a_play_elsewhere_is_flagged():
     """A 5-4 laid on a 4-3 read 4-4 in every frame made a chickie; the next play elsewhere was
-    flagged for leaving it without toes (fresh double-15 round seed3-19). Before that flag, a
+    flagged for leaving it without toes (in a fresh rendered double-15 round). Before that flag, a
     closer look at the double reads 5-4: the play is corrected and the play elsewhere is legal."""
     tracker, events = _play_elsewhere_while_a_misread_double_waits((2, 5))
     assert [(e.kind, e.tile, getattr(e, "legal", None)) for e in events] == [
@@ -1426,8 +1426,8 @@ def test_a_refused_play_read_as_a_tile_lying_elsewhere_is_flagged_as_the_tile_th
     """With two spinner arms down, a 2-5 laid on the 6-2's free 2 (the spinner still needs
     arms) is read 2-6 in every reading: that is the 6-2 arm, lying in its own place. One pip
     away, only 2-5 is off the board and fits the open 2; the engine refuses it for the moment's
-    rule alone, and it is flagged as a 2-5. Before, only readings the engine accepts were
-    considered and the play went unflagged (planted 14-7 read 15-7, round seed23-15). The same
+    rule alone, and it is flagged as a 2-5. With only readings the engine accepts considered, the
+    play goes unflagged (a planted 14-7 read 15-7 in a rendered round did). The same
     with a gate that reuses a still frame's reading: the flag still waits for its runs."""
     tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=gate())
     spinner, arm, second, _, _, beyond = _cross_of_arms()
@@ -1459,7 +1459,7 @@ def _double_across_the_arm_read_as(pips, closer=None, then=None):
 def test_a_tile_that_touches_nothing_as_read_is_the_tile_a_closer_look_reads_there_where_the_rules_accept_it():
     """A 0-0 laid across a 5-0's free end read 2-0: a 2-0 lying across the end touches nothing it
     could go on, so it was set apart; the closer look read 0-0 at 0.96, and the real 2-0, laid on
-    the 0-0 later, could not be played (fresh double-6 round seed4-28: recall 0.52, 7 false flags)."""
+    the 0-0 later, could not be played (in a fresh rendered double-6 round: recall 0.52, 7 false flags)."""
     tracker, events = _double_across_the_arm_read_as((2, 5), closer=_tile_at(300, 160, (2, 2), vertical=False))
     assert [(e.kind, getattr(e, "tile", None)) for e in events] == [("notice", None), ("tile_played", "2-2")]
     assert events[0].message == "5-2 was 2-2 misread: a closer look reads 2-2 there"
@@ -1483,7 +1483,7 @@ def test_a_tile_set_apart_is_forgotten_when_a_closer_look_plays_a_tile_in_its_ve
     """The 2-2 across the 6-2's end, read 5-2, was set apart (the reader could not look closer
     then); a 3-2 laid on the double touches nothing on the layout, and the closer look around it
     finds the 2-2 and plays it: the 5-2 set apart at that very place was the 2-2 misread, and a set
-    holds one 2-2, so it goes (fresh double-6 round seed4-28)."""
+    holds one 2-2, so it goes."""
     tracker, _ = _double_across_the_arm_read_as((2, 5))
     assert tracker.board[Tile(5, 2)].status == "loose"
     spinner, arm, second, left, below, _ = _cross_of_arms()
@@ -1857,7 +1857,7 @@ def test_a_play_taken_from_the_reader_s_second_reading_is_corrected_by_later_sur
     """The arm first read 5-2 (no 6 against the spinner) with 6-4 a close second is taken as 6-4,
     the reading the rules accept; that choice was unsure, so when every later reading of the same
     picture reads 6-2, sure, the play is corrected. (A 13-7 read 1-5 in a box taking in a
-    neighbour, taken as 13-1, kept the double-15 round seed2-15 from seeing the chickie on its 7.)"""
+    neighbour, taken as 13-1, kept a rendered double-15 round from seeing the chickie on its 7.)"""
     tracker, played, events = _arm_read_sure_later(_arm_read_as((5, 2), [((6, 4), 0.1)]))
     assert played == [("6-4", True)]
     assert [(e.tile, e.read_as) for e in events if e.kind == "play_corrected"] == [("6-2", "6-4")]
@@ -1995,8 +1995,8 @@ def _chickie_and_a_tile_read_late(laid_before_the_double: bool):
 
 def test_a_tile_read_only_after_the_double_laid_next_but_lying_there_before_it_is_played_before_it():
     """The table showed the 2-5 before the hands that laid the 1-1 came in: it was played first,
-    and the 1-1 after it; play elsewhere while the chickie waited it was not (rendered double-12
-    round seed10-18: a 12-11 the reader missed for a few frames was flagged so)."""
+    and the 1-1 after it; play elsewhere while the chickie waited it was not (in a rendered double-12
+    round, a 12-11 the reader missed for a few frames was flagged so)."""
     tracker, plays = _chickie_and_a_tile_read_late(True)
     assert plays == [("1-1", True), ("5-2", True)]
     assert not tracker.current.illegal
@@ -2014,7 +2014,7 @@ def test_a_tile_the_reader_missed_until_the_board_settled_with_it_is_played_when
     """The 6-2 laid on the spinner went unread in the frames after it was laid, so the board
     settled with it in the picture; read after the next hand went by, its place looks as it did,
     which the tracker took for a gap between tiles read as a tile. Lying against an open end with
-    that end's value, it is a play (fresh double-15 round seed21-7: a 6-11 on an 11-8 went unread
+    that end's value, it is a play (in a fresh rendered double-15 round, a 6-11 on an 11-8 went unread
     for the rest of the round, and two tiles played on it with it)."""
     tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
     spinner, arm, _ = _three()

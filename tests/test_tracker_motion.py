@@ -73,8 +73,8 @@ def test_a_still_board_on_a_near_black_table_is_not_motion():
 def test_a_lamp_step_on_a_near_black_table_is_not_motion():
     """On a near-black cloth the picture's median is the cloth's noise: two frames a lamp 0.4 %
     apart had medians of 8.5 and 9.4 grey levels, and dividing by them made every tile "move" by
-    10 %. A planted play lying still for a dozen frames was never read twice in a row (fresh round
-    seed3-21). The step is now measured on the lit pixels."""
+    10 %. A planted play lying still for a dozen frames was never read twice in a row (in a fresh
+    rendered round). The step is measured on the lit pixels instead."""
     rng = np.random.default_rng(1)
     frames = []
     for low in (4, 5, 4, 5):  # the cloth's noise, a grey level darker or lighter from frame to frame
@@ -93,8 +93,8 @@ def test_a_lamp_step_on_a_near_black_table_is_not_motion():
 
 def test_a_one_frame_lamp_flash_that_clips_the_tiles_to_white_is_not_motion():
     """A lamp 20 % brighter for one frame clips tiles of 215-235 grey levels to white, and their
-    blurred rims rise by less than the light did: the gate once took every tile for moving, and a
-    planted play lying still across the flash was never read (development round seed0-17)."""
+    blurred rims rise by less than the light did: a gate that took that for motion took every tile
+    for moving, and a planted play lying still across the flash was never read (in a rendered round)."""
     rng = np.random.default_rng(2)
     img = np.clip(rng.normal(60, 12, (720, 1280, 3)), 0, 255).astype(np.uint8)
     for x in range(100, 1200, 110):
@@ -205,7 +205,7 @@ def test_a_double_s_place_still_looks_the_same_after_a_toe_is_laid_against_its_s
     """A toe laid against a double's side shades the double's edge and fills the strip beside it
     that a box a little larger than the tile takes in (detector boxes are); the double itself did
     not change, and its place must not look changed, or a double the reader then loses is taken
-    for gone with every play on it (fresh double-15 round seed2-7: a 15-15 and its toes)."""
+    for gone with every play on it (in a fresh rendered double-15 round, a 15-15 and its toes)."""
     from vision.tracking.board import same_picture, tile_patch
     from vision.tracking.geometry import TilePose
 
@@ -226,7 +226,7 @@ def test_a_double_s_place_still_looks_the_same_after_a_toe_is_laid_against_its_s
 
 def test_a_small_tile_laid_on_a_light_table_is_a_change_to_read():
     """A 40-px tile on a light grey table, its face hardly brighter than the cloth, changes only
-    its pips and edges: in rendered double-15 round seed10-3 that was 14 pixels of a 256×144
+    its pips and edges: in a rendered double-15 round that was 14 pixels of a 256×144
     thumbnail, and a planted tile lying still for ten frames went unread."""
     base = np.full((144, 256, 3), 214, np.uint8)  # thumbnail scale: one pixel each
     laid = base.copy()
@@ -249,7 +249,7 @@ def test_a_lamp_falling_back_from_a_flash_that_clipped_part_of_each_face_is_not_
     """Tiles whose faces a brighter lamp clipped in part: as the light falls back their thumbnail
     pixels fall by less than the light did, neither white nor stepping with the light. The gate
     took two such frames for motion, and a planted play lying still between them was read once
-    (rendered double-9 round seed43-45). A tile laid in the same step still counts."""
+    (in a rendered double-9 round). A tile laid in the same step still counts."""
     rng = np.random.default_rng(3)
     lit = rng.normal(60, 12, (720, 1280, 3))
     for x in range(100, 1200, 110):

@@ -2,11 +2,11 @@
 
 The pip patterns of the big values are fine detail: a 15 drawn as three rows of five dots is
 three bars on a tile 43 px long, and no reader can tell it from a 13 or a 14 (the live
-tracker's rendered round seed25-27 lost 52 of its 82 plays so). Where the tiles are that small
+tracker lost 52 of the 82 plays of a rendered round so). Where the tiles are that small
 the right answer is to tell the person at the table to bring the camera closer or raise its
 resolution, once, rather than report misreadings as illegal plays without a word.
 
-Measured in session 25 on the committed models (`scripts/reading_by_tile_length.py`): tiles cut
+Measured on the committed models (`scripts/reading_by_tile_length.py`): tiles cut
 from rendered tiles shrunk to a length and read front on, exact tile 0.980 or better from 30 px for
 every set, 0.895-0.963 at 20-25 px for double-12 and up (`tiles --count 400`); and every tile of
 the last frame of 120 rendered webcam rounds (1280x720, perspective, neighbours; `rounds --seed 28

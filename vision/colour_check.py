@@ -6,8 +6,8 @@ the same value show pips of clearly different colours in one picture, at most on
 groups is that value. The half reader, reading small tiles by their pattern, confuses the dense
 values of the big sets (on a 45-px double-15 tile a 15 drawn as three rows of five reads as a 13
 at 0.66-0.88, 15 second), and it confuses them the same way on every such end, so no one reading
-contradicts another; the colour does (rendered round seed0-11: its brown 15s read as 13 beside
-two green 13s read at 0.99).
+contradicts another; the colour does (in a rendered double-15 round, its brown 15s read as 13
+beside two green 13s read at 0.99).
 
 The rule only moves ends the half reader itself finds plausible as another value
 (`ALT_PROB`), only where the colours are far apart (`APART`), and only where one choice of which
@@ -33,8 +33,8 @@ from each other about the face's colour. The turn is needed because a small pip 
 face, and by more or less from tile to tile: its colour lies on the line from the face's towards
 its own, nearer or farther. On 4,452 pairs of ends of one value on hand-free frames of the
 colour-coded rounds among 72 rendered ones (seeds 40-42), 2.0 % lie 12 apart, 0.18 % both 12 apart and turned 30
-degrees; of pairs of different values, 87 % and 73 %. The 13 and 15 of seed0-11 lie 22 apart and
-60 degrees; seed0-15's dark 13, 14 and 15 on a green face within 6 (left alone). Lightness is left
+degrees; of pairs of different values, 87 % and 73 %. That round's 13 and 15 lie 22 apart and 60
+degrees; another round's dark 13, 14 and 15 on a green face within 6 (left alone). Lightness is left
 out: the table's light falls unevenly, and on real photos shrunk to 25-px tiles the pixels
 farthest from a white face were as often glare as dark pips (a 3 and a 3, both black, measured 33
 apart in lightness alone)."""
@@ -107,7 +107,7 @@ def _linked(items: Sequence[Any], colour_of: Callable[[Any], np.ndarray]) -> lis
 def agreed_colours(colours: Sequence[np.ndarray], share: float = 2 / 3) -> list[np.ndarray]:
     """Of one value's colours read sure in earlier pictures, those of the colour most of them
     share (at least `share` of them); none where they disagree. Why: a misread can be sure too
-    (seed0-11: a brown 15 read 13 at 0.95 now and then among the green 13s at 0.99), and one
+    (a brown 15 read 13 at 0.95 now and then among the green 13s at 0.99), and one
     such colour kept beside the value's own made every group of that value's ends hold an end
     that is never moved, so nothing was moved any more."""
     best = max(_linked(colours, lambda c: c), key=len, default=[])
@@ -130,7 +130,7 @@ def _move_to(group: list[_End], value: int, by_value: dict[int, list[_End]], set
         if alt == value or any(float(e.probs[alt]) < ALT_PROB for e in group):
             continue
         # (ends of earlier pictures do not bar a value: one misread there, sure, kept its colour for
-        # the value and barred the value's true ends from it in every later frame: seed0-11's 15s,
+        # the value and barred the value's true ends from it in every later frame: brown 15s,
         # barred by a purple end read 15 at 0.95, stayed 13s beside the green 13s)
         others = [o for o in by_value.get(alt, []) if o.tile >= 0 and not any(o is e for e in group)]
         if any(all(_apart(o.colour, e.colour) for e in group) for o in others):
@@ -156,8 +156,8 @@ def colour_checked(readings: list[Any], crops: list[np.ndarray], set_max: int | 
 
     `anchors`: (value, colour) of ends read sure in earlier pictures of the same set, which count
     as ends that are never moved. Why: a live game's camera does not always see a tile whose
-    colour gives a misread away (seed0-11: the true 13s hidden or out of view after a nudge, its
-    15s read as 13s again), while the set's colours stay what they were."""
+    colour gives a misread away (the true 13s hidden or out of view after a nudge, brown 15s read
+    as 13s again), while the set's colours stay what they were."""
     from .pipreader import TileReading
 
     if not any(isinstance(h, ClassifiedHalf) for r in readings if r is not None for h in r.halves):

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.tiles import SUPPORTED_SETS
+
 from .onnx_yolo import bounds_meet
 from .pipreader import TileReading
 from .types import TileDetection
 
-STANDARD_SETS = (6, 9, 12, 15, 18)
+STANDARD_SETS = SUPPORTED_SETS
 
 
 SURE_READING = 0.5
@@ -269,8 +271,9 @@ def second_readings(pips: tuple[int, int], reading: TileReading, set_max: int, t
 
 
 MAX_DUPLICATE_FIXES = 3
-"""Duplicates one photo's readings may be corrected (the loop's bound before session 27, when a
-duplicate no cheap second reading resolved also ended it, leaving any other unexamined)."""
+"""Duplicates one photo's readings may be corrected, at most, by second readings (`apply_rules`). A
+duplicate no cheap second reading resolves is reported and counts against none of them: every other
+duplicate is still looked at."""
 
 
 def apply_rules(tiles: list[TileDetection], readings: list[TileReading], set_max: int, threshold: float) -> list[str]:

@@ -101,9 +101,9 @@ class TileDetector:
         """The whole image again, larger, so the median tile is ~2.5x the small-tile threshold
         (at most 3x the first pass and MAX_LONG_SIDE pixels: a bigger pass costs more than it finds).
 
-        Only the part around the tiles the first pass found was tried (session 11): neutral on
-        rendered tables, but on a webcam round of double-9 tiles the first pass found a few tiles
-        of one corner of the layout and the zoomed pass missed six of eighteen."""
+        The whole image, not only the part around the tiles the first pass found: that part alone
+        was neutral on rendered tables, but on a webcam round of double-9 tiles the first pass found
+        a few tiles of one corner of the layout and the zoomed pass missed six of eighteen."""
         zoom = float(np.clip(2.5 * self.small_tile_px / max(tile_len, 1.0), 1.5, 3.0))
         long_side = int(min(max(self.size) * zoom, MAX_LONG_SIDE, max(img.shape[:2])))
         return self._run(img, long_side)
@@ -185,7 +185,7 @@ picture the zoomed pass or set its zoom; with fewer, the zoomed pass looks as cl
 Why: on a rendered double-15 table of ~40-px black tiles, the first pass found only two boxes,
 both a "back" ~100 px long over the spinner's crossing (a phantom); their size passed for the
 tiles', no second pass ran, and no tile was read in any frame for 700 frames of the round. Counted
-once merged since session 29: a steep real photo's near tile, boxed eight times by the first
+once merged: a steep real photo's near tile, boxed eight times by the first
 pass, passed for eight faces, and its size set a zoom too coarse to find the far tiles (one tile
 of four read)."""
 MAX_LONG_SIDE = 960
@@ -199,7 +199,7 @@ and the first pass's gives way (`_unseen_by`). Why: at the first pass's scale a 
 kept beside the zoomed pass's boxes, these phantoms were read as tiles that are not there or won
 a conflict against a real tile (`correct.drop_overlapping_boxes`). Preferring the zoomed pass
 raised tile precision on fresh rendered tables from 0.965 to 0.996 and recall from 0.957 to
-0.960, and left every real photo's reading as it was (models/README.md, session 28). Real
+0.960, and left every real photo's reading as it was. Real
 neighbours overlap far less than this, as in `correct.OVERLAP`."""
 
 

@@ -119,7 +119,7 @@ def bar_checked(reading: Any, probs: np.ndarray, set_max: int | None) -> Any:
     With a faint divider, the one row near the middle that runs across the face may be a pair of
     big pips side by side (the lower pair of a 5, the upper pair of a 4's half); taken for the
     divider, both dots were dropped as its rounded ends and the halves split there, so a 5-2 read
-    3-2 and a 4-1 read 1-2 (rendered round seed6-28, 110-px tiles with a thin grey divider). A
+    3-2 and a 4-1 read 1-2 (in a rendered round, 110-px tiles with a thin grey divider). A
     bar's rounded ends look the same to the dot detector, so the geometry cannot decide; the
     classifier, which reads each end's whole pattern, can, where it is sure of both."""
     alt = getattr(reading, "without_bar", None)
@@ -252,7 +252,7 @@ def pale_ends_checked(reading: Any, probs: np.ndarray, view: Any, view_probs: np
     where two looks at that view agree: its dot count, every dot clear (`PALE_DOT_SCORE`), and the
     classifier on the same view, sure of the same value.
 
-    Why: pale pink 4s on cream faces (rendered round seed12-25) showed the dot detector nothing and
+    Why: pale pink 4s on cream faces (in a rendered round) showed the dot detector nothing and
     the classifier read them 0, unsure (0.77), so no end was disputed and no further look was asked
     for; every 4 of the set read 0 and the round lost 13 of its 32 plays. On the colour view both
     readers read the 4 right. Neither the plain looks' doubt nor one look at the view is trusted

@@ -4,10 +4,10 @@ A phone held by someone seated at the table sees the tiles foreshortened across 
 smaller towards the far edge. The detector learnt tiles seen nearly from above: on copies of the
 real photos seen from 55-65 degrees its boxes come out a tile's end short and tiles are missed
 (`scripts/stress_real.py`). Training for such views on the CPU pulled the detector off what it read
-well (models/README.md, session 25), so the view is undone instead, from what every photo of one set
-shares: each face is twice as long as wide, all are the same size, and every pip is round. The
-tilt that makes the boxes and pips found so is searched for, the picture is warped by it, and the
-tiles are read again there.
+well (models/README.md, the detector's card), so the view is undone instead, from what every photo
+of one set shares: each face is twice as long as wide, all are the same size, and every pip is
+round. The tilt that makes the boxes and pips found so is searched for, the picture is warped by
+it, and the tiles are read again there.
 
 The search runs over a symmetric keystone in any direction: in coordinates centred on the picture
 and turned so the tilt runs along v, (u, v) -> (u, a v) / (1 + p v), where `a` undoes the
@@ -217,11 +217,11 @@ ROUND_PIPS = 0.88
 """Pips whose median short over long axis is at least this are round: the picture is seen from
 above and left as it is, whatever the boxes' shapes (a close-up of one tile filling the picture
 is boxed loosely: levelling the real double-6 tile photos by their boxes alone read 0.986 of
-them exactly instead of 0.998). Until session 29 pips were measured only where some box was out
-of shape (`looks_level`): measured against the table's colour where tiles lay turned (see
-`_face_colour`), the development photos, all from above, measured 0.76-0.98, and measuring every
-photo levelled one of those. Measured against the face and by each pip's own contrast they measure
-0.91-0.99, and a photo whose boxes all look 2:1 is levelled where its pips say so: the detector
+them exactly instead of 0.998). Pips are measured on every photo, not only where some box is out
+of shape (`looks_level`), and against the face and by each pip's own contrast: measured against the
+table's colour where tiles lay turned (see `_face_colour`), the development photos, all from above,
+measured 0.76-0.98, and one of those was levelled; measured so, they measure 0.91-0.99. A photo
+whose boxes all look 2:1 is levelled where its pips say so: the detector
 boxes a squashed tile, or the halves of two neighbours, as a domino (real copies seen by a camera
 turned 55 degrees, `scripts/stress_real.py` cam55: their pips 0.53-0.64, every box 2:1)."""
 PIP_WEIGHT = 3.0
@@ -283,8 +283,8 @@ def pips_look_round(pips: tuple[np.ndarray, np.ndarray]) -> bool:
 GUESS_SQUASH = float(np.cos(np.radians(50)))
 """Pips squashed to this or less bear out a guessed steep view (`pips_show_a_tilt`): at least 50
 degrees off straight down. Why not merely "not round": the default rendered camera's tilt
-squashes a table's pips a little, and a 720p double-12 table seen nearly from above (seed
-3705-15), where most small faces show no divider, had its guessed view borne out by pips at 0.73
+squashes a table's pips a little, and a 720p double-12 table seen nearly from above,
+where most small faces show no divider, had its guessed view borne out by pips at 0.73
 and was levelled at 40 degrees (two tiles misread). The guessed views of the real photos' cam65
 copies measured 0.37-0.45."""
 

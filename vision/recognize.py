@@ -36,7 +36,7 @@ BIG_SET_MIN = 13
 """A picture of a set declared double-13 or more is read by the big sets' half reader
 (`BIG_HALVES_FILE`, where the model folder has one): fine-tuned on their small tiles, it reads
 13-15 better, but with no set or a small set declared it reads some pale small ends as dense 16s
-and 17s, so everywhere else the reader before it reads (models/README.md, session 33)."""
+and 17s, so everywhere else the general half reader reads (models/README.md, the big reader's card)."""
 
 
 def models_dir() -> Path:
@@ -56,7 +56,7 @@ double blank's bar is often faint (a thin grey line on a cream face); a back has
 straight across its middle (a ring or a dimple is short, a stripe slanted)."""
 BAR_TURNS = (-10.0, -5.0, 5.0, 10.0)
 """Degrees a large blank box's crop is turned to look for a divider the box does not lie square
-to (`_turned_bar`). Why: a crosswise 0-0 chickie in a rendered double-6 round (seed32-32, 112 px)
+to (`_turned_bar`). Why: a crosswise 112-px 0-0 chickie in a rendered double-6 round
 was boxed 8 degrees off its outline; its thin grey divider, slanted across the crop, filled no row
 of it, so the tile was taken for a back in every frame and its two toes were never followed. A
 back's stripe runs some 60 degrees off square, a ring or a dimple short."""
@@ -130,7 +130,7 @@ def looks_a_face_by_pattern(reading: TileReading, crop,
     one of them at least a dot, and a fainter look finds the divider every face has. The divider
     is needed: the half reader reads a back with a dimple in each half as 1-1, sure at 0.9 and
     more. One blank end is allowed: a 43-px 15-0 whose pale 15 showed the dot detector nothing
-    was a back in every frame after its first of a rendered round (seed6-23), and the five plays
+    was a back in every frame of a rendered round after its first, and the five plays
     built on its 0 were lost; both ends blank is the double blank's own test (`looks_double_blank`)."""
     halves = reading.halves
     if not all(hasattr(h, "probs") for h in halves) or not any(h.count > 0 for h in halves):
@@ -139,9 +139,9 @@ def looks_a_face_by_pattern(reading: TileReading, crop,
     if not all(h.confidence >= FACE_SURE for h in halves):
         # an end of dots read sure beside a blank end read unsure: the face where the divider shows
         # at a fainter look and a colour view counts those dots on both ends, within `dots_agree`'s
-        # margin (a back's own pattern stays faint there). Why: an 8-0 toe of yellow-green pips on a lilac face (rendered
-        # round seed38-3) showed the dot detector nothing; the half reader was sure of the 8 (0.94)
-        # but not of the blank beside it (0.24), and the tile was a back in every frame.
+        # margin (a back's own pattern stays faint there). Why: in a rendered round, an 8-0 toe of
+        # yellow-green pips on a lilac face showed the dot detector nothing; the half reader was sure
+        # of the 8 (0.94) but not of the blank beside it (0.24), and the tile was a back in every frame.
         if not all(h.confidence >= FACE_SURE for h in halves if h.count > 0):
             return False
         bar = find_bar(crop, contrast=FAINT_BAR_CONTRAST)
@@ -151,7 +151,7 @@ def looks_a_face_by_pattern(reading: TileReading, crop,
         return True
     # where both ends need several dots, a divider fainter still will do (a 54-px 10-10 spinner
     # with a dashed pale red divider and small pale pips, read 10-10 at 0.94 and 0.95, was a back
-    # in every frame of rendered round seed11-7, and the round was followed from its first arm):
+    # in every frame of a rendered round, and the round was followed from its first arm):
     # a back's ring, dimples or stripe read as a 0 or a 1 on an end, never as two values of 2 or more
     groove = find_bar(crop, contrast=GROOVE_BAR_CONTRAST)
     if groove is None:
@@ -174,7 +174,7 @@ MOTTLED_SHARE = 0.21
 divider and its dot, while glossy or woven table tops are streaked all over, and their streaks can
 pass for a divider and a speck for a pip; the detector boxed such patches on copies of the real
 photos turned 45 degrees or seen at a slant (`scripts/stress_real.py`), and each was read as a 0-0
-or a 1-0 that is not there. Shares measured (session 40): such patches 0.27-0.48 on the real
+or a 1-0 that is not there. Shares measured: such patches 0.27-0.48 on the real
 copies, and two boxes read falsely on rendered steep tables 0.26 and 0.37; tiles read with a dot
 or none at most 0.07 on the real photos and their copies, 0.16 on rendered tables and hands (a box
 loose or turned on its tile takes in the tile's edges, a dim render its sensor noise, which the
@@ -222,8 +222,8 @@ def looks_a_face_by_its_dots(probs: np.ndarray, dots: tuple[int, int] | None) ->
     """Whether a small box the detector called a back is a face: the half reader is sure of both
     ends (`FACE_SURE`), at least one dot, and the dot detector counts those dots on its crop
     (`dots`, compared by `dots_agree`; None asks only the half reader's part). Why: a 1-0 toe with
-    one pale yellow pip on a lilac face, crosswise on a lilac table (rendered round seed37-41), was boxed as a back in
-    every frame though both readers read it 1-0, and the plays built on its chickie were lost. A
+    one pale yellow pip on a lilac face, crosswise on a lilac table in a rendered round, was boxed as
+    a back in every frame though both readers read it 1-0, and the plays built on its chickie were lost. A
     back's dimples read 1-1 to the half reader, so the dots must agree too: of the 14,234 small boxes
     called backs on 240 rendered 720p tables of double-9 to double-15 (seeds 3601-3603), none passed."""
     want = tuple(int(np.argmax(p)) for p in probs)
@@ -238,8 +238,8 @@ def looks_double_blank(reading: TileReading, crop, probs=None) -> bool:
     are all there is to tell it from a back. Small tiles go by the half reader (sure of 0 on both
     ends); larger ones by a second, fainter look for the divider, and where the half reader's
     `probs` for the box are sure of 0 on both ends, by a third, fainter still (an engraved groove
-    hardly darker than a cream face: a 0-0 spinner was thrown away as a back in every frame of
-    fresh double-6 round seed2-20, and the round was followed from the wrong tile)."""
+    hardly darker than a cream face: a 0-0 spinner was thrown away as a back in every frame of a
+    fresh rendered double-6 round, and the round was followed from the wrong tile)."""
     halves = reading.halves
     if all(hasattr(h, "probs") for h in halves):
         return all(h.count == 0 and h.confidence >= BLANK_SURE for h in halves)
@@ -271,7 +271,7 @@ LEVEL_MORE_TWICE = 2
 """Tiles read twice more in a levelled reading than in the photo as it is, above which the levelled
 reading is not taken. A set holds each tile once, so a reading full of repeats is full of misreads.
 Why: a dense 1280x720 table seen from above, blurred, with its boxes packed too tight to look like
-dominoes (rendered double-12 table seed 2702-16), was "levelled" as if seen from 59 degrees; the
+dominoes (a rendered double-12 table), was "levelled" as if seen from 59 degrees; the
 levelled reading found 68 faces against 53 and was taken, but read 17 tiles twice and 17 of 52
 right, against 51 of 52 as it was. On the steep rendered tables (seed 2613) every levelled reading
 taken reads no more repeats than the photo as it is, but for one with one more."""
@@ -329,7 +329,7 @@ def _faces_with_a_divider(img: LoadedImage, tiles: list[TileDetection]) -> int:
 
 PALE_PIP_VIEWS = (colour_distance_view, faint_pips_view)
 """Views on which a small blank-looking box's pale pips are counted (`looks_a_face_by_pattern`).
-Why: rendered double-12 round seed22-18 laid its 1-1 spinner and arms with pale cyan 1s and pale
+Why: a rendered double-12 round laid its 1-1 spinner and arms with pale cyan 1s and pale
 blue 2s; no dot showed on the crop and the divider only at the faintest look, so the spinner and
 four arms were backs in every frame and the tracker followed 14 of 41 plays. The faint view
 counted each of them exactly as the half reader read them."""
@@ -366,9 +366,10 @@ class Recognizer:
     def _beside(self, fn: Callable[..., Any], *args: Any) -> Future:
         """`fn(*args)` started on the recognizer's one helper thread. Why: the two small readers'
         runs are too short to keep both cores busy alone (onnxruntime splits little of a 36x32
-        end's work), so the half reader run after the dot detector costs a hand frame more than
-        run beside it (measured in models/README.md, session 34). Made with the recognizer, not at
-        first use, so that requests the service reads side by side share one."""
+        end's work), so the half reader run after the dot detector costs a hand frame ~6 ms and a
+        table frame ~10 ms more than run beside it (measured paired, in one process; every real
+        photo and webcam frame read the same either way). Made with the recognizer, not at first
+        use, so that requests the service reads side by side share one."""
         return self._helper.submit(fn, *args)
 
     def _faces_among_backs(self, img: LoadedImage, backs: list, faces: list, halves: HalfReader) -> list:
@@ -599,8 +600,8 @@ def backed_costs(seconds: list[tuple[tuple[int, int], float]], pips: tuple[int, 
     the value read than the other: a dot both readers see is not dropped to make a play legal.
 
     Why: the tracker takes a second reading that makes a play legal when it costs less than
-    `SECOND_READING_COST`, and a large tile's reading cost only its dot scores. In rendered round
-    seed12-0 a planted 2-1 on a 0 had its 1's dot scored 0.65 (cost 0.15 to drop) and was taken
+    `SECOND_READING_COST`, and a large tile's reading cost only its dot scores. In a rendered round,
+    a planted 2-1 on a 0 had its 1's dot scored 0.65 (cost 0.15 to drop) and was taken
     as a legal 2-0, though the half reader read that end 1. Only the tracker reads these costs."""
     out = []
     for alt, cost in seconds:

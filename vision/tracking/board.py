@@ -91,7 +91,7 @@ PATCH_INNER = 0.7
 """Share of the box's length and width its inside covers, about its centre. A box takes in a
 strip of what lies beside its tile (boxes are a few pixels off, edges blurred), and a tile laid
 against it there (a toe against a double's side) changed the whole box's picture enough that a
-double the reader then lost was taken for gone: fresh double-15 round seed2-7 lost a 15-15 with
+double the reader then lost was taken for gone: a fresh double-15 round lost a 15-15 with
 its toes and the plays after them (whole box 0.67 alike across the toe's laying, its inside 0.90)."""
 SAME_PICTURE = 0.75
 """Least correlation between a tile's settled picture and its place now for the tile to

@@ -65,7 +65,7 @@ CHANGE_SHARE = 0.0002
 """Share of thumbnail pixels that must differ from the reference (or from the last picture read)
 for a still frame to be read: a 40-px tile laid on a light grey table, its face hardly brighter
 than the cloth, changed 14 pixels of a 256×144 thumbnail, under the 14.7 that 0.0004 asked, so a
-planted tile lying still for ten frames was never read (rendered double-15 round seed10-3). A
+planted tile lying still for ten frames was never read (in a rendered double-15 round). A
 reading too many costs one recognizer run; a reading skipped can lose a play."""
 
 
@@ -126,7 +126,7 @@ class MotionGate:
         # full step. Why: the tiles of a rendered double-9 round, lit 16 % brighter for two frames,
         # had faces partly clipped; as the light fell back by 19 % their thumbnail pixels fell by
         # 11 %, over the 8 % allowed, and the two frames "moved": the one still frame left between
-        # them and the next hand was too few to read a planted 1-0 twice (round seed43-45).
+        # them and the next hand was too few to read a planted 1-0 twice.
         raw = a[0]
         partly_clipped = (np.maximum(raw, gb) >= CLIP_RISK) & (gb >= np.minimum(raw, ga) - limit) & \
             (gb <= np.maximum(raw, ga) + limit)

@@ -51,6 +51,7 @@ import numpy as np
 
 from engine import GameConfig, HandTally, IllegalPlay, ScoreSheet, Tile, explain_board, hand_score, round_scores
 from engine.board import SLOT_STRIDE
+from engine.scoring import curved
 
 from ..capture import small_tiles_warning
 from ..halfreader import SMALL_TILE_PX
@@ -149,8 +150,8 @@ may take it for that tile."""
 STRAIGHT_TOE_GAP = (0.6, 1.6)
 """How far beyond a board tile's end (in tile widths) the tile laid on it may lie and yet be a toe
 of a double across that end that the reader never saw (`_straight_toe`). A tile laid on an end
-touches it (a gap near 0); a double across the end is a tile's width deep. Why: in round seed43-47
-(double-15, 30-px tiles) the 14-14 chickie was never read; its straight toe 14-12, a width beyond
+touches it (a gap near 0); a double across the end is a tile's width deep. Why: in a rendered
+double-15 round of 30-px tiles the 14-14 chickie was never read; its straight toe 14-12, a width beyond
 the 14-2, was taken as laid on the 14-2, and the other toes, with the eleven plays built on them,
 lay apart as the open end they needed was taken."""
 
@@ -440,7 +441,7 @@ class Tracker:
                 # went, touching nothing) while a change was still being read: the readings
                 # before it still hold. Why: a planted 10-0 was read twice, a hand twitched at
                 # the edge, it was read once more and taken back; three readings, never three in
-                # one window, so never flagged (rendered double-12 round seed24-6). (A settled
+                # one window, so never flagged (in a rendered double-12 round). (A settled
                 # board is read afresh after any hand: a pale tile can pass the gate unseen.)
                 self.window[:0], self._support = self._held
             self._held = None
@@ -568,7 +569,7 @@ class Tracker:
             # missed: read afresh rather than let the missing reading stand for the frames to come.
             # Why: a planted 2-0 on ~30-px double-15 tiles lay still for 13 frames, read in the
             # first of two readings and missed in the second, which was then reused for every
-            # frame after; one sighting in three was never flagged (round seed43-19)
+            # frame after; one sighting in three was never flagged
             self._want_fresh = True
         if self._readings(self.window) < 2 and self._turned_around(self.window[-1:]):
             self._want_fresh = True  # a second reading before a flagged tile turned round is taken back
@@ -915,10 +916,10 @@ class Tracker:
 
         Why: on small double-15 tiles the reader can be sure and wrong about a whole stretch. A
         15-5 read 13-5 was played; the 15-15 chickie laid across its 15 end read 15-13 and was
-        set apart, and with it every toe and every tile built beyond them: 37 of 101 plays missed
-        in round seed34-19, though the 15-5's place read 15-5 in half the readings. Each reading
+        set apart, and with it every toe and every tile built beyond them: 37 of 101 plays of a rendered
+        round missed, though the 15-5's place read 15-5 in half the readings. Each reading
         alone was kept, as it should be; only together do they make a table the rules accept. And
-        in round seed0-3 a 12-12 chickie was never read at all: its four toes lay apart, 17 plays
+        in another round a 12-12 chickie was never read at all: its four toes lay apart, 17 plays
         in all found 700 frames late."""
         if self.current is None:
             return []
@@ -1265,7 +1266,7 @@ class Tracker:
         another (a double-15 15-14 read 14-13 until the camera was nudged). When the real 14-13
         is laid later, the set having one of each says one of the two readings is wrong; without
         this the new tile was dropped, its chickie stayed open and every later play elsewhere
-        was flagged (seed7-27: 20 false flags from one misread)."""
+        was flagged (in a rendered round, 20 false flags from one misread)."""
         if self.current is None or known.status != "legal" or self._readings(recent) < 2:
             return False
         referee = self.current.referee
@@ -1328,7 +1329,7 @@ class Tracker:
         laid did the picture show the misread (`vision.colour_check`), every 15 then read as 15.
         One at a time, each correction broke the round (the 15-13 on the 15-0 did not replay
         while the 15-0 was still a 13-0), and the first readings, sure, were kept
-        (`_correct_misread_play`): rendered round seed0-11 lost a quarter of its plays so."""
+        (`_correct_misread_play`): a rendered double-15 round lost a quarter of its plays so."""
         if self.current is None:
             return []
         fixes: dict[Tile, tuple[Tile, int | None]] = {}
@@ -1442,7 +1443,7 @@ class Tracker:
         """Whether `pose` lies against an open end of the layout with that end's value: then a
         reading at a place that looks as it did before the last motion is taken for a tile the
         reader missed in the frames after it was laid, so that the board settled with it in the
-        picture (round seed21-7: a 6-11 laid on the 11 of an 11-8 just before the camera was
+        picture (in a rendered round, a 6-11 laid on the 11 of an 11-8 just before the camera was
         nudged went unread for the rest of the round, and two tiles played on it with it), not
         for the table read as a tile: that reading would have to give the end's very value."""
         if self.current is None:
@@ -1465,8 +1466,8 @@ class Tracker:
 
         Why the second kind: a planted 14-7 laid on the 14 of a 15-14 while a chickie waited was
         read 15-7, a board tile, in every reading; with only legal readings considered it could
-        never be a new tile, and a planted play is refused by definition (round seed23-15; there
-        the box also took in part of the 15-14, too long to lie against it, and it is still missed)."""
+        never be a new tile, and a planted play is refused by definition (a box that
+        also takes in part of the 15-14 is too long to lie against it, and that play is still missed)."""
         if self.current is None:
             return None
         a, b = pose.pips
@@ -1603,7 +1604,7 @@ class Tracker:
 
         Why: in 12 fresh double-15 rounds (seed 38) two planted plays, a 15-12 laid on the 13 of
         a 13-8 and a 15-1 on the 13 of a 13-7, were taken for misread ends and went unflagged;
-        the second left the arm misread for the rest of the round (models/README.md, session 35)."""
+        the second left the arm misread for the rest of the round."""
         assert self.current is not None
         referee = self.current.referee
         events: list[TrackEvent] = []
@@ -1647,7 +1648,7 @@ class Tracker:
             elif bt.status == "legal" and self.current is not None and \
                     (play := self.current.referee.take_back_entered_with_last(bt.tile)) is not None:
                 # two tiles first seen in one reading were entered in a guessed order, and the
-                # one taken back was entered first (seed4-15: a 14-4 taken back after an 11-3
+                # one taken back was entered first (a 14-4 taken back after an 11-3
                 # seen with it was "missing", and the 11-4 laid on its later place was flagged)
                 del self.board[bt.tile]
                 self._flag_views.pop(bt.tile, None)
@@ -1774,8 +1775,8 @@ class Tracker:
     def _follow_camera(self, m: np.ndarray) -> None:
         """The camera moved by `m` (old picture -> new): the board's tiles, each flag's view and
         the pictures kept for comparison move with it. Why the pictures: dropped on every move,
-        they left a reading at a place nothing was laid nothing to be compared with; in rendered
-        double-15 round seed22-39 a box across two tiles of the layout, read 6-2 only from the
+        they left a reading at a place nothing was laid nothing to be compared with; in a rendered
+        double-15 round a box across two tiles of the layout, read 6-2 only from the
         camera's new position, was taken for a play the moment the camera had moved, and flagged."""
         for bt in self.board.values():
             bt.pose = bt.pose.transformed(m)
@@ -2111,13 +2112,13 @@ class Tracker:
 
         Why: on small double-15 tiles the half reader reads runs of one value as its neighbour,
         sure of each (held out: 12-15 read right 0.88-0.89 of the time, 0-8 0.96-0.99), so the
-        close second readings `_ruling` tries are not there. Round seed37-35 read 15-x tiles
+        close second readings `_ruling` tries are not there. A rendered round read 15-x tiles
         laid outward as 14-x; the 15-14 laid on the 15 of a "14-6" was flagged as laid the wrong
         way round, and such flags derailed the arm. Why the open end first: nothing checked it
         when its tile was played (any value may lie outward), while the new tile's touching end
         reached this point only if no close second reading of it fitted (`_ruling`). Weighing
-        the reader's own odds of both ends instead chose worse (round seed0-15: 7 false flags
-        against 3; models/README.md, session 35): it is sure of its misreadings. Only small
+        the reader's own odds of both ends instead chose worse (in a rendered double-15
+        round, 7 false flags against 3): it is sure of its misreadings. Only small
         tiles (`SMALL_TILE_PX`), whose ends the half reader reads by their pattern: a large
         tile's dots are counted one by one. A tile truly laid with such a neighbouring value
         against such an end is taken for a legal play: that cheat goes unflagged."""
@@ -2536,7 +2537,7 @@ class Tracker:
         double came in, and the double's place does not. The reader had missed it for a few still
         frames (a 40-px tile among many), and the next player fed the layout elsewhere, laying the
         double; entered in the order the camera saw them, the earlier play looked like play
-        elsewhere while the chickie waited (rendered round seed10-18). It is entered before the
+        elsewhere while the chickie waited (in a rendered round). It is entered before the
         double, where both plays are legal in that order."""
         assert self.current is not None
         referee = self.current.referee
@@ -2638,9 +2639,9 @@ class Tracker:
         Why: the rules let a play be taken back only before the next play; a table that plays on
         has accepted the board as it is. The flag stands, but judging every later tile against a
         board without it flagged one broken rule (or one misread) over and over: each tile laid
-        beyond it as "laid against a tile that is not part of the layout" (rendered round seed8-3:
+        beyond it as "laid against a tile that is not part of the layout" (in a rendered round,
         one misread, six flags), and, while a spinner arm the reader never saw left the spinner
-        waiting, every play of the next 40 frames (seed8-42: nine flags, none taken back). Players
+        waiting, every play of the next 40 frames (in another, nine flags, none taken back). Players
         who play on past a waiting double are far likelier to have fed it where the camera did not
         see than to break the same rule in turn. Returns whether anything was entered."""
         if self.current is None:
@@ -2889,11 +2890,7 @@ class Tracker:
             if any((not isinstance(x, int)) or x < 0 for x in hand_totals):
                 raise ValueError("hand totals are whole numbers of points, 0 or more")
             raw = list(hand_totals)
-            scores = list(raw)
-            # curved scoring as the engine counts it: when nobody went out, the lowest hand scores 0
-            if self.rules.curved_scoring and 0 not in raw:
-                low = min(raw)
-                scores = [r - low for r in raw]
+            scores = curved(raw, self.rules)  # typed totals: a 0 is a player who went out
             tiles = None
             source = "typed"
         book = self.current
