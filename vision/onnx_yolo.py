@@ -20,19 +20,54 @@ class ModelError(RuntimeError):
     """The model file is missing or unusable; the message says which and why."""
 
 
-def make_session(path: str | Path, threads: int | None = None):
+@dataclass(frozen=True)
+class SessionTuning:
+    """onnxruntime's session options for every model the recognizer runs.
+
+    The defaults were measured on a 2-core laptop CPU against the alternatives (graph
+    optimisation levels, one or two threads, parallel execution, memory patterns): see
+    models/README.md's speed section. Idle pool threads spin for a while after each run by
+    default; on a 2-core machine they then steal the cores from the OpenCV and numpy steps
+    between runs (a hand frame took 2x as long), hence `spinning` off."""
+
+    intra_threads: int | None = None
+    """Threads inside one operator; None: two, or one on a single-core machine."""
+    inter_threads: int = 1
+    """Threads running independent operators side by side (only used with `parallel`)."""
+    graph_level: str = "ORT_ENABLE_ALL"
+    """A `GraphOptimizationLevel` name: ORT_DISABLE_ALL, ORT_ENABLE_BASIC, ORT_ENABLE_EXTENDED,
+    ORT_ENABLE_LAYOUT or ORT_ENABLE_ALL."""
+    parallel: bool = False
+    mem_pattern: bool = True
+    spinning: bool = False
+
+
+TUNING = SessionTuning()
+"""The settings `make_session` uses unless told otherwise."""
+
+
+def session_options(threads: int | None = None, tuning: SessionTuning | None = None):
+    import onnxruntime as ort
+
+    t = tuning or TUNING
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads or t.intra_threads or min(2, os.cpu_count() or 1)
+    opts.inter_op_num_threads = t.inter_threads
+    opts.graph_optimization_level = getattr(ort.GraphOptimizationLevel, t.graph_level)
+    opts.execution_mode = ort.ExecutionMode.ORT_PARALLEL if t.parallel else ort.ExecutionMode.ORT_SEQUENTIAL
+    opts.enable_mem_pattern = t.mem_pattern
+    opts.log_severity_level = 3
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "1" if t.spinning else "0")
+    return opts
+
+
+def make_session(path: str | Path, threads: int | None = None, tuning: SessionTuning | None = None):
     import onnxruntime as ort
 
     p = Path(path)
     if not p.exists():
         raise ModelError(f"model file not found: {p}")
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = threads or min(2, os.cpu_count() or 1)
-    opts.inter_op_num_threads = 1
-    opts.log_severity_level = 3
-    # Idle pool threads spin for a while after each run by default; on a 2-core laptop they then
-    # steal the cores from the OpenCV and numpy steps between runs (a hand frame took 2x as long).
-    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    opts = session_options(threads, tuning)
     try:
         return ort.InferenceSession(str(p), sess_options=opts, providers=["CPUExecutionProvider"])
     except Exception as exc:  # noqa: BLE001 - onnxruntime raises many types for a bad file
@@ -112,49 +147,19 @@ def polygon_iou(p: np.ndarray, q: np.ndarray) -> float:
 
 
 def nms_rotated(polys: list[np.ndarray], scores: np.ndarray, iou: float) -> list[int]:
-    """Exact polygon-IoU NMS for oriented boxes. A table frame's detector pass holds a few
-    hundred candidates, a dozen or more around each tile, and an exact polygon test per pair of
-    them cost it ~10 ms; so each box is tested only against kept boxes that its upright bounds
-    do not rule out (`overlap_bounds`), likeliest first: the box kept for its own tile, which
-    usually ends the search at once."""
-    order = np.argsort(-scores)
-    pts = [np.asarray(p, np.float32) for p in polys]
-    area = [abs(cv2.contourArea(p)) for p in pts]
-    bound = overlap_bounds(pts)
-    rows, cols = np.nonzero(bound > iou - 1e-4)
-    by_likelihood = np.lexsort((-bound[rows, cols], rows))
-    rows, cols = rows[by_likelihood], cols[by_likelihood]
-    starts = np.searchsorted(rows, np.arange(len(pts) + 1)).tolist()
-    rivals = cols.tolist()
-    kept = [False] * len(pts)
-    keep: list[int] = []
-    for i in order.tolist():
-        p, a = pts[i], area[i]
-        for j in rivals[starts[i]:starts[i + 1]]:
-            if kept[j]:
-                inter = float(cv2.intersectConvexConvex(p, pts[j])[0])
-                if inter / (a + area[j] - inter + 1e-9) > iou:
-                    break
-        else:
-            kept[i] = True
-            keep.append(i)
-    return keep
+    """Indices of the oriented boxes kept by greedy non-maximum suppression, best first: a box goes
+    when one kept before it overlaps it by more than `iou` (exact rotated-rectangle IoU).
 
-
-def overlap_bounds(polys: list[np.ndarray]) -> np.ndarray:
-    """n×n: an upper bound of each pair's polygon IoU. Two polygons meet within their upright
-    bounding boxes' overlap, so that overlap bounds their intersection, and with it their IoU
-    (0 where the bounds do not meet)."""
-    if not polys:
-        return np.zeros((0, 0), np.float32)
-    pts = np.stack(polys).astype(np.float32)
-    x, y = pts[..., 0], pts[..., 1]
-    area = np.abs((x * np.roll(y, -1, 1) - np.roll(x, -1, 1) * y).sum(1)) / 2  # shoelace
-    (x0, y0), (x1, y1) = pts.min(1).T, pts.max(1).T
-    # x and y apart: a reduction over a trailing axis of two costs more than all the rest
-    inter = np.clip(np.minimum(x1[:, None], x1[None]) - np.maximum(x0[:, None], x0[None]), 0, None) * \
-        np.clip(np.minimum(y1[:, None], y1[None]) - np.maximum(y0[:, None], y0[None]), 0, None)
-    return inter / np.maximum(area[:, None] + area[None] - inter, 1e-6)
+    OpenCV's rotated suppression does it; it kept exactly what the hand-written polygon test
+    kept on every detector pass over the real photos (hand, webcam and low-seat frames: 92
+    passes), in about two thirds of its time."""
+    if not len(polys):
+        return []
+    rects = [cv2.minAreaRect(np.asarray(p, np.float32)) for p in polys]
+    # scores are the detector's, already above its own threshold: suppression only (OpenCV drops a
+    # score of 0 or less, which no candidate has)
+    kept = cv2.dnn.NMSBoxesRotated(rects, np.asarray(scores, np.float32).tolist(), 0.0, float(iou))
+    return [int(i) for i in np.asarray(kept).reshape(-1)]
 
 
 def bounds_meet(polys: list[np.ndarray]) -> np.ndarray:

@@ -1,0 +1,124 @@
+"""The live tracker's speed for the bench: processed frames per second and play latency.
+
+Rounds are rendered first (not timed), then fed to the tracker with the real recognizer frame
+by frame, each frame timed on its own, with a reference pass (`bench_reference`) every few
+frames outside the timed steps so the tracker's cost can be given as a ratio too.
+
+Play latency is what a player waits: from the frame where the hand that laid a tile has left
+the view to the moment the tracker announces the play. Frames are taken to arrive at the
+sequence's frame rate and to be processed in order, none dropped; a frame that arrives while
+the tracker is still busy waits, so a tracker slower than the camera shows as a growing delay
+rather than as an unmeasured drop.
+"""
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+MATCH_FRAMES = 200
+"""Latest frame after the true play at which a tracker event may still be that play."""
+
+
+@dataclass(frozen=True)
+class TrackerBenchConfig:
+    rounds: int = 1
+    seed: int = 0
+    set_max: int = 6
+    """Double-6 rounds are the shortest (~220 frames, ~10 plays): one renders in ~10 s."""
+    size: tuple[int, int] = (1280, 720)
+    reference_every: int = 10
+    """Tracker frames between two reference passes."""
+
+
+def hand_left_frame(frames: Sequence[Any], laid: int) -> int | None:
+    """First frame at or after `laid` (the first frame showing the tile) with no hand in view."""
+    return next((f.index for f in frames[laid:] if f.hand is None), None)
+
+
+def live_finish_times(costs_s: Sequence[float], fps: float) -> list[float]:
+    """When each frame's processing ends if frame i arrives at i / fps and frames are processed
+    in order, one at a time, none dropped."""
+    done, out = 0.0, []
+    for i, c in enumerate(costs_s):
+        done = max(done, i / fps) + c
+        out.append(done)
+    return out
+
+
+def play_latencies(plan: Any, events: Sequence[tuple[int, Any]], costs_s: Sequence[float], fps: float) -> list[float]:
+    """Seconds from each true play's hand leaving to the tracker's play event for it (plays the
+    tracker missed have none). `events` pairs each event with the frame whose push returned it."""
+    from .tracking.events import TilePlayed
+
+    finish = live_finish_times(costs_s, fps)
+    used: set[int] = set()
+    out = []
+    for gt in plan.plays():
+        left = hand_left_frame(plan.frames, gt.frame)
+        if left is None:
+            continue
+        for k, (pushed, ev) in enumerate(events):
+            if k in used or not isinstance(ev, TilePlayed) or ev.tile != gt.tile:
+                continue
+            if gt.frame - 2 <= ev.frame <= gt.frame + MATCH_FRAMES:
+                used.add(k)
+                out.append(finish[pushed] - left / fps)
+                break
+    return out
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """Nearest-rank percentile (q in 0-100): a value that occurred, as figures from few plays should be."""
+    s = sorted(values)
+    return s[min(len(s), max(1, math.ceil(q / 100 * len(s) - 1e-9))) - 1]
+
+
+def run_tracker_bench(recognizer: Any, reference: Callable[[], float], config: TrackerBenchConfig) -> dict:
+    from .synth.sequence import FPS, SequenceRenderer, plan_sequence, sequence_rng
+    from .tracking.evaluate import make_tracker
+    from .tracking.tracker import RecognizerDetector
+
+    costs_all: list[float] = []
+    refs: list[float] = []
+    latencies: list[float] = []
+    reads = plays = 0
+    render_s = 0.0
+    for k in range(config.rounds):
+        plan = plan_sequence(sequence_rng(config.seed, 10_000 + k), config.size, config.set_max)
+        t0 = time.perf_counter()
+        renderer = SequenceRenderer(plan)
+        pics = [renderer.frame(f.index) for f in plan.frames]
+        render_s += time.perf_counter() - t0
+        tracker = make_tracker(plan, RecognizerDetector(recognizer, plan.set_max), None)
+        costs: list[float] = []
+        events: list[tuple[int, Any]] = []
+        for f in plan.frames:
+            if f.index % config.reference_every == 0:
+                refs.append(reference())
+            t = time.perf_counter()
+            out = tracker.push(pics[f.index], f.t)
+            costs.append(time.perf_counter() - t)
+            events.extend((f.index, e) for e in out)
+        latencies += play_latencies(plan, events, costs, FPS)
+        reads += tracker.frames_read
+        plays += len(plan.plays())
+        costs_all += costs
+    spent = sum(costs_all)
+    ms_per_frame = 1000 * spent / len(costs_all)
+    ref_ms = statistics.median(refs)
+    return {
+        "size": f"{config.size[0]}x{config.size[1]}", "rounds": config.rounds, "set": f"double-{config.set_max}",
+        "sequence_fps": FPS, "frames": len(costs_all), "recognizer_reads": reads,
+        "processed_fps": round(len(costs_all) / spent, 1),
+        "ms_per_frame": round(ms_per_frame, 1),
+        "ratio_per_frame": round(ms_per_frame / ref_ms, 3),
+        "reference_ms_median": round(ref_ms, 1),
+        "plays": plays, "plays_announced": len(latencies),
+        "play_latency_s_median": round(statistics.median(latencies), 2) if latencies else None,
+        "play_latency_s_p95": round(percentile(latencies, 95), 2) if latencies else None,
+        "play_latency_s_max": round(max(latencies), 2) if latencies else None,
+        "render_seconds_untimed": round(render_s, 1),
+    }
