@@ -145,7 +145,7 @@ def test_a_round_of_all_zeros_is_questioned_before_it_is_recorded(server, tmp_pa
         assert _sheet(server, gid)["rounds"] == []
         page.click("#round-record")
         page.click("#confirm-yes")
-        _expect(page.locator("#game-status")).to_have_text("Round 1 recorded.")
+        _expect(page.locator("#round-status")).to_have_text("Round 1 recorded.")  # beside the button
         assert _sheet(server, gid)["rounds"][0]["scores"] == [0, 0]
         assert not errors and not dialogs, errors + dialogs
 

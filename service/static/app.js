@@ -9,17 +9,22 @@ const NO_DOMINOES = "No dominoes found — retake the photo?";
 // An access token given as ?token= was turned into a cookie by the server; keep it out of the address bar.
 if (new URLSearchParams(location.search).has("token")) history.replaceState(null, "", location.pathname);
 
+const UNREACHABLE = "Could not reach the server: check that chickenfoot serve is still running.";
+
 async function api(path, options = {}) {
   let res;
   try {
     res = await fetch(path, options);
   } catch (e) {
     if (e.name === "AbortError") throw e;
-    throw new Error("cannot reach the server: " + e.message);
+    throw new Error(UNREACHABLE); // the browser's own words ("Failed to fetch") say nothing to a player
   }
   let body = null;
   try { body = await res.json(); } catch (e) { /* not JSON: described below */ }
-  if (!res.ok) throw new Error(body && body.message ? body.message : `the server answered ${res.status}`);
+  if (!res.ok) {
+    if (res.status === 503 && body && String(body.error || "").startsWith("store_")) checkStorage();
+    throw new Error(body && body.message ? body.message : `the server answered ${res.status}: please try again`);
+  }
   return body;
 }
 
@@ -28,11 +33,13 @@ function setStatus(el, text, isError = false) {
   el.classList.toggle("error", isError);
 }
 
-function showBanner(text) {
-  const banner = $("#banner");
-  banner.textContent = text;
-  banner.hidden = !text;
+// An error as the page says it: a sentence, whatever the server or the browser wrote.
+function problem(e) {
+  const text = sentence(String((e && e.message) || e || "something went wrong").trim());
+  return /[.!?…]$/.test(text) ? text : text + ".";
 }
+
+function showError(el, e) { setStatus(el, problem(e), true); }
 
 // ---- one request at a time per kind -------------------------------------------
 // A newer request of a kind (a second photo, a changed rule) aborts the older one, and an
@@ -78,9 +85,25 @@ function countedTiles(hand) { return hand.tiles.filter((t) => t.pips); }
 function foundNothing(hand) { return countedTiles(hand).length === 0 && !hand.face_down; }
 
 // ---- tabs ----------------------------------------------------------------
-document.querySelectorAll("nav button").forEach((btn) => btn.addEventListener("click", () => showTab(btn.dataset.tab)));
+// A tab list as screen readers know it: one tab in the Tab order, the arrow keys move between them.
+const tabButtons = [...document.querySelectorAll("nav [role=tab]")];
+tabButtons.forEach((btn) => btn.addEventListener("click", () => showTab(btn.dataset.tab)));
+$("nav").addEventListener("keydown", (ev) => {
+  const at = tabButtons.indexOf(document.activeElement);
+  if (at < 0) return;
+  const last = tabButtons.length - 1;
+  const to = { ArrowRight: at === last ? 0 : at + 1, ArrowLeft: at === 0 ? last : at - 1, Home: 0, End: last }[ev.key];
+  if (to === undefined) return;
+  ev.preventDefault();
+  tabButtons[to].focus();
+  showTab(tabButtons[to].dataset.tab);
+});
 function showTab(name) {
-  document.querySelectorAll("nav button").forEach((b) => b.setAttribute("aria-selected", String(b.dataset.tab === name)));
+  tabButtons.forEach((b) => {
+    const on = b.dataset.tab === name;
+    b.setAttribute("aria-selected", String(on));
+    b.tabIndex = on ? 0 : -1;
+  });
   document.querySelectorAll(".tab").forEach((s) => { s.hidden = s.id !== "tab-" + name; });
   if (name === "game") loadGames();
   fillPresets();
@@ -103,11 +126,15 @@ function tileKind(t) {
   return "";
 }
 
+// The outlines are drawn in the photo's pixels (they scale with it); the numbers are drawn on a
+// second layer in screen pixels, so they stay readable however small the photo is shown. Where the
+// two ends of a tile lie too close together on screen for two numbers, the tile gets one "6-4".
+const LABEL_GAP = 24; // screen pixels between a tile's two end centres below which it gets one label
+
 function drawTiles(svg, width, height, tiles, onTap) {
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
   svg.setAttribute("preserveAspectRatio", "none");
   svg.replaceChildren();
-  const fontSize = Math.max(14, Math.round(Math.max(width, height) / 45));
   for (const t of tiles) {
     const poly = document.createElementNS(SVG_NS, "polygon");
     poly.setAttribute("points", t.corners.map((p) => p.join(",")).join(" "));
@@ -118,22 +145,79 @@ function drawTiles(svg, width, height, tiles, onTap) {
     poly.appendChild(title);
     if (onTap) poly.addEventListener("click", () => onTap(t));
     svg.appendChild(poly);
+  }
+  const layer = labelLayer(svg);
+  layer.drawn = { width, height, tiles, onTap };
+  drawLabels(layer);
+}
+
+function labelLayer(svg) {
+  let layer = svg.nextElementSibling;
+  if (layer && layer.classList.contains("labels")) return layer;
+  layer = document.createElementNS(SVG_NS, "svg");
+  layer.setAttribute("class", "labels");
+  layer.setAttribute("aria-hidden", "true"); // the same tiles are listed as buttons beside the photo
+  svg.after(layer);
+  let shownWidth = 0;
+  new ResizeObserver(() => {
+    const w = layer.getBoundingClientRect().width;
+    if (Math.abs(w - shownWidth) < 1) return;
+    shownWidth = w;
+    drawLabels(layer);
+  }).observe(layer);
+  return layer;
+}
+
+function labelAt(x, y, text, kind) {
+  const g = svgEl("svg", { x: `${x}%`, y: `${y}%`, overflow: "visible", class: "pip" + kind });
+  const half = text.length > 2 ? 6 + 5 * text.length : 13;
+  g.append(svgEl("rect", { x: -half, y: -13, width: 2 * half, height: 26, rx: 13 }),
+    Object.assign(svgEl("text", { x: 0, y: 0, "text-anchor": "middle", "dominant-baseline": "central" }), { textContent: text }));
+  return g;
+}
+
+function drawLabels(layer) {
+  const d = layer.drawn;
+  layer.replaceChildren();
+  if (!d) return;
+  const scale = layer.getBoundingClientRect().width / d.width || 0;
+  const pct = (pt) => [(100 * pt[0]) / d.width, (100 * pt[1]) / d.height];
+  for (const t of d.tiles) {
     if (!t.pips) continue;
-    endCentres(t.corners).forEach((pt, i) => {
-      const label = document.createElementNS(SVG_NS, "text");
-      label.setAttribute("x", pt[0]);
-      label.setAttribute("y", pt[1]);
-      label.setAttribute("font-size", fontSize);
-      label.setAttribute("text-anchor", "middle");
-      label.setAttribute("dominant-baseline", "central");
-      label.textContent = String(t.pips[i]);
-      svg.appendChild(label);
-    });
+    const ends = endCentres(t.corners);
+    const apart = Math.hypot(ends[0][0] - ends[1][0], ends[0][1] - ends[1][1]) * scale;
+    const kind = tileKind(t);
+    const labels = apart >= LABEL_GAP
+      ? ends.map((pt, i) => labelAt(...pct(pt), String(t.pips[i]), kind))
+      : [labelAt(...pct([(ends[0][0] + ends[1][0]) / 2, (ends[0][1] + ends[1][1]) / 2]), `${t.pips[0]}-${t.pips[1]}`, kind)];
+    for (const label of labels) {
+      label.dataset.tile = t.id;
+      if (d.onTap) {
+        label.classList.add("tappable");
+        label.addEventListener("click", () => d.onTap(t));
+      }
+      layer.append(label);
+    }
   }
 }
 
+// The tiles read, as buttons: the way to fix one with a keyboard or a screen reader, and a list
+// that can be read at a glance.
+function tileChips(holder, tiles, onTap) {
+  holder.replaceChildren(...tiles.filter((t) => t.pips).map((t) => {
+    const chip = document.createElement("button");
+    chip.type = "button";
+    chip.className = "chip" + tileKind(t);
+    chip.textContent = `${t.pips[0]}-${t.pips[1]}`;
+    chip.dataset.tile = t.id;
+    chip.setAttribute("aria-label", `tile ${chip.textContent}${chip.className.includes("unsure") ? ", unsure" : ""}: fix it`);
+    chip.addEventListener("click", () => onTap(t));
+    return chip;
+  }));
+}
+
 // ---- the tile editor --------------------------------------------------------
-function editTile(handId, tile) {
+function editTile(handId, tile, statusEl) {
   const dialog = $("#tile-dialog");
   $("#tile-a").value = tile.pips ? tile.pips[0] : "";
   $("#tile-b").value = tile.pips ? tile.pips[1] : "";
@@ -147,7 +231,7 @@ function editTile(handId, tile) {
           method: "PATCH", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ pips }),
         }));
       } catch (e) {
-        showBanner(e.message);
+        showError(statusEl, e);
         resolve(null);
       }
     };
@@ -220,10 +304,11 @@ function renderHand(hand) {
   $("#hand-detail").textContent = `${n} tile${n === 1 ? "" : "s"}, ${hand.total} pips` +
     (hand.face_down ? `, ${hand.face_down} face down` : "") +
     ` · double-blank counts ${hand.house_rules.double_blank_value}`;
-  drawTiles($("#hand-svg"), hand.width, hand.height, hand.tiles, async (tile) => {
-    const updated = await editTile(hand.hand_id, tile);
+  const fix = async (tile) => {
+    const updated = await editTile(hand.hand_id, tile, $("#hand-status"));
     if (updated) renderHand(updated);
-  });
+  };
+  drawTiles($("#hand-svg"), hand.width, hand.height, hand.tiles, fix);
   const warned = (hand.warnings || []).length > 0;
   $("#hand-score").classList.toggle("success", !nothing && !warned);
   $("#hand-score").classList.toggle("warned", warned);
@@ -232,19 +317,7 @@ function renderHand(hand) {
   warnings.replaceChildren(...(hand.warnings || []).map((w) => Object.assign(document.createElement("li"), { textContent: w })));
   warnings.hidden = !warned;
   const chips = $("#hand-chips");
-  chips.replaceChildren(...hand.tiles.filter((t) => t.pips).map((t) => {
-    const chip = document.createElement("button");
-    chip.type = "button";
-    chip.className = "chip" + tileKind(t);
-    chip.textContent = `${t.pips[0]}-${t.pips[1]}`;
-    chip.dataset.tile = t.id;
-    chip.setAttribute("aria-label", `tile ${chip.textContent}${chip.className.includes("unsure") ? ", unsure" : ""}: fix it`);
-    chip.addEventListener("click", async () => {
-      const updated = await editTile(hand.hand_id, t);
-      if (updated) renderHand(updated);
-    });
-    return chip;
-  }));
+  tileChips(chips, hand.tiles, fix);
   chips.hidden = nothing;
   $("#hand-legend").hidden = nothing;
 }
@@ -303,7 +376,7 @@ async function readHand() {
   } catch (e) {
     if (!isCurrent("hand", ctl)) return;
     $("#hand-result").hidden = true;
-    setStatus(status, e.message, true);
+    showError(status, e);
   } finally {
     if (endRequest("hand", ctl)) setBusy($("#tab-hand"), false);
   }
@@ -358,7 +431,7 @@ function renderAudit(audit, file) {
   $("#table-img").src = audit.annotated_image || URL.createObjectURL(file);
   const violations = audit.violations || [];
   $("#table-violations").replaceChildren(...(violations.length ? violations : ["none"]).map((v) =>
-    (typeof v === "string" ? listItem(v) : listItem(v.message || "a rule was broken", "bad"))));
+    (typeof v === "string" ? listItem(withoutCodes(v)) : listItem(withoutCodes(v.message || ruleWords(v.rule)), "bad"))));
   const ends = audit.open_ends || [];
   const pipsOf = Object.fromEntries((audit.tiles || []).filter((t) => t.pips).map((t) => [t.id, t.pips.join("-")]));
   $("#table-ends").textContent = ends.length
@@ -422,6 +495,9 @@ function valuesTable(values) {
   table.append(thead, body);
   const wrap = document.createElement("div");
   wrap.className = "sheet-wrap";
+  wrap.tabIndex = 0; // a table wider than the phone scrolls: the keyboard can scroll it too
+  wrap.setAttribute("role", "region");
+  wrap.setAttribute("aria-label", "tiles of each value");
   wrap.append(table);
   return wrap;
 }
@@ -486,7 +562,7 @@ $("#table-photo").addEventListener("change", async (ev) => {
   } catch (e) {
     if (!isCurrent("table", ctl)) return;
     $("#table-result").hidden = true;
-    setStatus($("#table-status"), e.message, true);
+    showError($("#table-status"), e);
   } finally {
     if (endRequest("table", ctl)) setBusy($("#tab-table"), false);
   }
@@ -510,7 +586,7 @@ async function loadGames() {
       try { games.push(await api(`/api/v1/games/${encodeURIComponent(early)}`)); } catch (e) { /* gone: not offered */ }
     }
   } catch (e) {
-    setStatus($("#game-status"), e.message, true);
+    showError($("#game-status"), e);
     return;
   }
   // the game chosen now, not when the list was asked for: a choice made while it loaded stands
@@ -597,7 +673,7 @@ $("#advice-run").addEventListener("click", async () => {
     renderAdvice(advice);
     setStatus($("#advice-status"), `For ${plural(players, "player")} with a double-${advice.set} set:`);
   } catch (e) {
-    if (e.name !== "AbortError" && isCurrent("advice", ctl)) setStatus($("#advice-status"), e.message, true);
+    if (e.name !== "AbortError" && isCurrent("advice", ctl)) showError($("#advice-status"), e);
   } finally {
     endRequest("advice", ctl);
   }
@@ -624,19 +700,21 @@ $("#game-new").addEventListener("submit", async (ev) => {
   const button = $("#game-start");
   if (button.disabled) return;
   button.disabled = true;
+  setStatus($("#new-status"), "Starting the game…");
   try {
     const created = await api("/api/v1/games", {
       method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(await newGameBody()),
     });
+    setStatus($("#new-status"), "");
     $("#game-new").hidden = true;
     game = created;
     localStorage.setItem("chickenfoot.game", created.id);
     await loadGames();
     setStatus($("#game-status"), "Game started.");
   } catch (e) {
-    setStatus($("#game-status"), e.message, true);
+    showError($("#new-status"), e);
   } finally {
-    button.disabled = false;
+    button.disabled = Boolean(storageProblem);
   }
 });
 
@@ -662,6 +740,30 @@ function closeGame() {
   showRulesInUse();
 }
 
+// ---- the game store's health: when it cannot be written, say so on the Game tab and turn off
+// the buttons that would write (reading games still works). Checked on load, after a write the
+// server refused for it, and every so often while the problem lasts.
+const WRITE_BUTTONS = ["#game-start", "#round-record", "#game-delete", "#round-save", "#round-delete"];
+let storageProblem = null;
+let storageTimer = null;
+
+async function checkStorage() {
+  let health;
+  try {
+    health = await api("/api/v1/health");
+  } catch (e) {
+    return; // the server itself is away: each control says so when it is used
+  }
+  const storage = (health && health.storage) || {};
+  storageProblem = storage.writable === false ? problem(storage.message || "the game store cannot be written") : null;
+  const banner = $("#storage-banner");
+  banner.textContent = storageProblem ? `${storageProblem} Recording is off until it is fixed.` : "";
+  banner.hidden = !storageProblem;
+  WRITE_BUTTONS.forEach((sel) => { $(sel).disabled = Boolean(storageProblem); });
+  clearTimeout(storageTimer);
+  if (storageProblem) storageTimer = setTimeout(checkStorage, 15000);
+}
+
 async function openGame(id) {
   if (!id) { opening = null; localStorage.removeItem("chickenfoot.game"); closeGame(); return; }
   opening = id;
@@ -669,7 +771,7 @@ async function openGame(id) {
   try {
     fetched = await api(`/api/v1/games/${id}`);
   } catch (e) {
-    if (opening === id) { opening = null; setStatus($("#game-status"), e.message, true); }
+    if (opening === id) { opening = null; showError($("#game-status"), e); }
     return;
   }
   if (opening !== id) return; // a later choice won: its answer is the one to show
@@ -791,7 +893,7 @@ async function saveRound(index, hands) {
     setSheet(result.sheet);
     setStatus($("#game-status"), `Round ${index + 1} changed.`);
   } catch (e) {
-    setStatus($("#game-status"), e.message, true);
+    showError($("#game-status"), e);
   }
 }
 
@@ -802,7 +904,7 @@ async function deleteRound(index) {
     setSheet(result.sheet);
     setStatus($("#game-status"), `Round ${index + 1} deleted.`);
   } catch (e) {
-    setStatus($("#game-status"), e.message, true);
+    showError($("#game-status"), e);
   }
 }
 
@@ -811,6 +913,7 @@ $("#game-delete").addEventListener("click", async () => {
   const doomed = game;
   const question = `Delete the game of ${doomed.players.join(", ")} and its score sheet for good?`;
   if (!(await askConfirm(question, "Delete game", "Keep it"))) return;
+  setStatus($("#delete-status"), "");
   try {
     await api(`/api/v1/games/${doomed.id}`, { method: "DELETE" });
     localStorage.removeItem("chickenfoot.game");
@@ -818,7 +921,7 @@ $("#game-delete").addEventListener("click", async () => {
     await loadGames();
     setStatus($("#game-status"), "Game deleted.");
   } catch (e) {
-    setStatus($("#game-status"), e.message, true);
+    showError($("#delete-status"), e);
   }
 });
 
@@ -838,20 +941,26 @@ function playerRow(name, seat) {
   const wrap = document.createElement("div");
   wrap.className = "photo-wrap result";
   wrap.hidden = true;
-  const img = document.createElement("img");
+  const img = Object.assign(document.createElement("img"), { alt: `the photo of ${name}'s tiles` });
   const svg = document.createElementNS(SVG_NS, "svg");
+  svg.setAttribute("aria-hidden", "true");
   wrap.append(img, svg);
-  const parts = { row, points, read, wrap, img, svg };
+  const chips = document.createElement("div");
+  chips.className = "chips";
+  chips.setAttribute("aria-label", `tiles read for ${name} (tap one to fix it)`);
+  chips.hidden = true;
+  const parts = { row, points, read, wrap, img, svg, chips };
   photo.addEventListener("change", () => {
     const file = takeFile(photo);
     if (file) readSeatPhoto(parts, file, seat);
   });
-  row.append(cell("span", name), points, photoLabel, read, wrap);
+  row.append(cell("span", name), points, photoLabel, read, chips, wrap);
   row.firstChild.className = "name";
   return row;
 }
 
 function showSeatHand(parts, hand) {
+  setStatus(parts.read, "");
   if (foundNothing(hand)) {
     delete parts.row.dataset.hand;
     parts.points.readOnly = false;
@@ -863,17 +972,20 @@ function showSeatHand(parts, hand) {
     parts.points.readOnly = true;
     parts.read.textContent = `read ${countedTiles(hand).map((t) => t.pips.join("-")).join(", ")} = ${hand.score}`;
   }
-  drawTiles(parts.svg, hand.width, hand.height, hand.tiles, async (tile) => {
-    const updated = await editTile(hand.hand_id, tile);
+  const fix = async (tile) => {
+    const updated = await editTile(hand.hand_id, tile, parts.read);
     if (updated) showSeatHand(parts, updated);
-  });
+  };
+  drawTiles(parts.svg, hand.width, hand.height, hand.tiles, fix);
+  tileChips(parts.chips, hand.tiles, fix);
+  parts.chips.hidden = foundNothing(hand);
 }
 
 async function readSeatPhoto(parts, file, seat) {
   const kind = `seat-${seat}`;
   const ctl = startRequest(kind);
   setBusy(parts.row, true);
-  parts.read.textContent = "reading…";
+  setStatus(parts.read, "reading…");
   try {
     const hand = await scorePhoto(file, { game_id: game.id }, ctl.signal);
     if (!isCurrent(kind, ctl)) return;
@@ -881,7 +993,7 @@ async function readSeatPhoto(parts, file, seat) {
     parts.wrap.hidden = false;
     showSeatHand(parts, hand);
   } catch (e) {
-    if (isCurrent(kind, ctl)) parts.read.textContent = e.message;
+    if (isCurrent(kind, ctl)) showError(parts.read, e);
   } finally {
     if (endRequest(kind, ctl)) setBusy(parts.row, false);
   }
@@ -905,17 +1017,18 @@ $("#round-form").addEventListener("submit", async (ev) => {
   button.disabled = true;
   try {
     if (!(await zeroRoundAgreed(points))) return;
+    setStatus($("#round-status"), "Recording…");
     const result = await api(`/api/v1/games/${game.id}/rounds`, {
       method: "POST", headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ hands: roundHands(), index: game.sheet.rounds.length }),
     });
     setSheet(result.sheet);
     renderRoundForm();
-    setStatus($("#game-status"), `Round ${result.index + 1} recorded.`);
+    setStatus($("#round-status"), `Round ${result.index + 1} recorded.`);
   } catch (e) {
-    setStatus($("#game-status"), e.message, true);
+    showError($("#round-status"), e);
   } finally {
-    button.disabled = false;
+    button.disabled = Boolean(storageProblem);
   }
 });
 
@@ -925,10 +1038,116 @@ $("#round-form").addEventListener("submit", async (ev) => {
 const live = {
   ws: null, stream: null, waiting: false, timer: null, attempt: 0,
   canvas: document.createElement("canvas"), minInterval: 0.5,
-  pending: [], // what was sent and awaits its one answer, in order: {kind: "frame"} or {kind: "note", ...}
+  pending: [], // what was sent and awaits its one answer, in order: {kind: "frame", at} or {kind: "note", ...}
   names: null, // the open game's players when the connection opened
   owed: [], // seats down to one tile that have not called it
+  ready: false, // the server said "ready" on this connection
+  refused: null, // the server's reason when it would not watch (a wrong game, no models): not retried
+  retries: 0, retryTimer: null, // reconnecting after a lost connection, waiting longer each time
+  lagTimer: null, wake: null, audio: null,
 };
+
+// ---- when the connection drops: say so, stop the camera, try again later and later -------------
+const RETRY_FIRST_MS = 1000;
+const RETRY_MAX_MS = 30000;
+const LAG_MS = 3000; // an answer this late means the server (or the network) cannot keep up
+
+function retryDelay(n) { return Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** n); }
+
+function showLost(text) {
+  $("#live-lost-text").textContent = text;
+  $("#live-lost").hidden = !text;
+}
+
+function connectionLost() {
+  const delay = retryDelay(live.retries);
+  live.retries += 1;
+  showLost(`Connection lost: the camera is stopped. Trying again in ${Math.round(delay / 1000)} s` +
+    ` (try ${live.retries}). Start camera tries now; Stop gives up.`);
+  setStatus($("#live-state"), "connection lost", true);
+  $("#live-stop").disabled = false; // Stop also ends the tries
+  clearTimeout(live.retryTimer);
+  live.retryTimer = setTimeout(() => {
+    live.retryTimer = null;
+    showLost(`Connection lost: trying again now (try ${live.retries})…`);
+    startLive();
+  }, delay);
+}
+
+function stopRetrying() {
+  clearTimeout(live.retryTimer);
+  live.retryTimer = null;
+  live.retries = 0;
+  showLost("");
+}
+
+// The answer awaited for the oldest frame: late by more than LAG_MS, the page says it is behind.
+function checkLag() {
+  const oldest = live.pending.find((p) => p.kind === "frame");
+  const late = oldest ? performance.now() - oldest.at : 0;
+  const lag = $("#live-lag");
+  lag.hidden = late < LAG_MS;
+  if (!lag.hidden) {
+    lag.textContent = `Falling behind: no answer for the last ${Math.floor(late / 1000)} s. ` +
+      "Plays shown may be late; the server is busy or the network is slow.";
+  }
+}
+
+// Keep the screen on while watching, where the browser can; elsewhere quietly do without.
+async function keepAwake() {
+  if (!navigator.wakeLock || typeof navigator.wakeLock.request !== "function" || live.wake) return;
+  try {
+    const lock = await navigator.wakeLock.request("screen");
+    if (!live.ready) { lock.release().catch(() => {}); return; } // stopped meanwhile
+    live.wake = lock;
+    $("#live-awake").hidden = false;
+    lock.addEventListener("release", () => {
+      if (live.wake === lock) { live.wake = null; $("#live-awake").hidden = true; }
+    });
+  } catch (e) { /* refused (battery saver, a hidden page): the screen may dim */ }
+}
+
+function letSleep() {
+  const lock = live.wake;
+  live.wake = null;
+  $("#live-awake").hidden = true;
+  if (lock) lock.release().catch(() => {});
+}
+
+// A phone lets go of the lock when the page is hidden; it is taken again on return.
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "visible" && live.ready) keepAwake();
+});
+
+// ---- a play against the rules: a short beep and a buzz, unless switched off ------------------
+const ALERT_KEY = "chickenfoot.alert";
+$("#live-alert").checked = localStorage.getItem(ALERT_KEY) !== "off";
+$("#live-alert").addEventListener("change", (ev) => localStorage.setItem(ALERT_KEY, ev.target.checked ? "on" : "off"));
+
+function prepareSound() {
+  // made on a tap (Start camera): browsers let only a page the user touched make a sound
+  const Ctx = window.AudioContext || window.webkitAudioContext;
+  if (!live.audio && Ctx) {
+    try { live.audio = new Ctx(); } catch (e) { live.audio = null; }
+  }
+  if (live.audio && live.audio.state === "suspended") live.audio.resume().catch(() => {});
+}
+
+function signalIllegal() {
+  if (!$("#live-alert").checked) return;
+  if (typeof navigator.vibrate === "function") navigator.vibrate([200, 100, 200]);
+  const ctx = live.audio;
+  if (!ctx) return;
+  try {
+    const osc = ctx.createOscillator();
+    const gain = ctx.createGain();
+    osc.frequency.value = 880;
+    gain.gain.value = 0.2;
+    osc.connect(gain).connect(ctx.destination);
+    osc.start();
+    osc.stop(ctx.currentTime + 0.25);
+  } catch (e) { /* no sound here: the red line in the list still says it */ }
+}
 
 function logEvent(text, kind, link) {
   const li = document.createElement("li");
@@ -962,7 +1181,7 @@ function sendFrame() {
   live.waiting = true;
   live.canvas.toBlob((blob) => {
     if (blob && live.ws && live.ws.readyState === WebSocket.OPEN) {
-      live.pending.push({ kind: "frame" });
+      live.pending.push({ kind: "frame", at: performance.now() });
       live.ws.send(blob);
     } else {
       live.waiting = false;
@@ -972,6 +1191,7 @@ function sendFrame() {
 
 function frameAnswered() {
   live.waiting = false;
+  checkLag();
   scheduleFrame(live.minInterval * 1000);
 }
 
@@ -981,7 +1201,13 @@ function onLiveMessage(ev) {
   try { msg = JSON.parse(ev.data); } catch (e) { return; }
   if (msg.type === "ready") {
     live.minInterval = msg.min_interval || 0.5;
+    live.ready = true;
+    if (live.retries) logEvent("Connection back: watching again.", "notice");
+    stopRetrying();
     setStatus($("#live-state"), "watching");
+    keepAwake();
+    clearInterval(live.lagTimer);
+    live.lagTimer = setInterval(checkLag, 500);
     scheduleFrame(0);
   } else if (msg.type === "overlay") {
     live.pending.shift();
@@ -994,9 +1220,10 @@ function onLiveMessage(ev) {
   } else if (msg.type === "state") {
     noteAnswered(live.pending.shift(), msg.state);
   } else if (msg.type === "error") {
+    if (!live.ready) { live.refused = problem(msg); return; } // it will not watch: the socket closes next
     const sent = live.pending.shift();
     if (sent && sent.kind === "note") return noteRefused(sent, msg);
-    setStatus($("#live-state"), msg.message, true);
+    setStatus($("#live-state"), problem(msg), true);
     frameAnswered();
   } else if (msg.type === "event") {
     onLiveEvent(msg);
@@ -1036,8 +1263,38 @@ function onLiveEvent(ev) {
     if (ev.proof && ev.proof.ends) showLiveBlocked(ev.proof);
   } else {
     if (ev.event === "round_started") $("#live-penalty").hidden = true;
-    logEvent(playWords(ev) || ev.message || ev.event, ev.event, ev.evidence_url);
+    if (ev.event === "violation") signalIllegal();
+    logEvent(eventWords(ev), ev.event, ev.evidence_url);
   }
+}
+
+// The tracker's own lines are for a terminal (seats from 0, rule codes): each kind of event gets
+// its own words here, and anything else has its codes taken out.
+function withoutCodes(text) {
+  return sentence(String(text || "")
+    .replace(/^ILLEGAL:\s*/, "Against the rules: ")
+    .replace(/\s*\(([a-z]+(?:_[a-z0-9]+)+)\)/g, "")
+    .replace(/\b[a-z]+(?:_[a-z0-9]+)+\b/g, (code) => code.replace(/_/g, " ")));
+}
+
+const EVENT_WORDS = {
+  tracking_started: (ev) => "Now watching: " + (ev.message ? withoutCodes(ev.message.replace(/^watching:\s*/i, "")).replace(/^./, (c) => c.toLowerCase())
+    : `double-${ev.set} set, ${plural(ev.players, "player")}`) + ".",
+  tile_taken_back: (ev) => `${ev.player == null ? "Someone" : seatName(ev.player)} took back ${ev.tile}` +
+    (ev.was_legal === false ? " (the play against the rules is withdrawn)." : "."),
+  board_disturbed: () => "The layout was disturbed: check the tiles on the table.",
+  camera_moved: () => "The camera moved; the layout was found again.",
+  board_cleared: () => "The table was cleared.",
+  stream_lost: () => "The camera's picture stopped; the game so far is kept.",
+  stream_resumed: () => "The camera's picture is back.",
+  frame_rejected: () => "A frame could not be used.",
+};
+
+function eventWords(ev) {
+  const words = playWords(ev) || (EVENT_WORDS[ev.event] ? EVENT_WORDS[ev.event](ev) : null);
+  if (words) return words;
+  if (ev.message) return withoutCodes(ev.message);
+  return ev.event === "violation" ? "A play against the rules." : withoutCodes(ev.event) + ".";
 }
 
 // Plays and violations by the players' names (the tracker counts seats from 0).
@@ -1051,8 +1308,9 @@ function playWords(ev) {
   if (ev.event === "tile_played" && ev.legal !== false) return `${who} played ${ev.tile}${where}.`;
   if (ev.event === "violation" && ev.tile) {
     return `Against the rules: ${who} played ${ev.tile}${where}. ${sentence(ruleWords(ev.rule))}` +
-      (ev.rule_message ? ` (${ev.rule_message}).` : ".");
+      (ev.rule_message ? ` (${withoutCodes(ev.rule_message).replace(/^./, (c) => c.toLowerCase())}).` : ".");
   }
+  if (ev.event === "violation") return `Against the rules: ${sentence(ruleWords(ev.rule))}.`;
   return null;
 }
 
@@ -1161,7 +1419,7 @@ function noteAnswered(sent, state) {
 function noteRefused(sent, msg) {
   const who = seatName(sent.seat);
   const text = msg.error === "nothing_to_announce" ? `${who} has no last tile to call now.`
-    : `Not noted (${who} ${NOTE_WORDS[sent.action]}): ${msg.message}`;
+    : `Not noted (${who} ${NOTE_WORDS[sent.action]}): ${withoutCodes(msg.message).replace(/^./, (c) => c.toLowerCase())}`;
   setStatus($("#live-note-status"), text, true);
 }
 
@@ -1176,18 +1434,26 @@ function openLiveSocket() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
   const ws = new WebSocket(`${scheme}://${location.host}/api/v1/live?${params}`);
   ws.onmessage = (ev) => { if (live.ws === ws) onLiveMessage(ev); };
+  // Closed by the server or the network, not by Stop: the camera goes off and, unless the server
+  // refused to watch at all, the page tries again by itself.
   ws.onclose = () => {
     if (live.ws !== ws) return;
-    live.ws = null;
-    enableNotes();
-    setStatus($("#live-state"), "stopped");
+    const refused = live.refused;
+    stopLive();
+    if (refused) {
+      stopRetrying();
+      setStatus($("#live-state"), refused, true);
+    } else {
+      connectionLost();
+    }
   };
-  ws.onerror = () => { if (live.ws === ws) setStatus($("#live-state"), "the live connection failed", true); };
   return ws;
 }
 
 async function startLive() {
   if (live.stream || live.ws || $("#live-start").disabled) return;
+  clearTimeout(live.retryTimer);
+  live.retryTimer = null;
   if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
     setStatus($("#live-state"), "this browser cannot use a camera here (it needs localhost or https)", true);
     return;
@@ -1199,7 +1465,7 @@ async function startLive() {
   try {
     stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: "environment" }, audio: false });
   } catch (e) {
-    if (attempt === live.attempt) { setLiveButtons(false); setStatus($("#live-state"), "no camera: " + e.message, true); }
+    if (attempt === live.attempt) { setLiveButtons(false); stopRetrying(); setStatus($("#live-state"), "no camera: " + e.message, true); }
     return;
   }
   if (attempt !== live.attempt) { stream.getTracks().forEach((t) => t.stop()); return; } // stopped meanwhile
@@ -1210,6 +1476,8 @@ async function startLive() {
   if (attempt !== live.attempt) return;
   live.waiting = false;
   live.pending = [];
+  live.ready = false;
+  live.refused = null;
   live.names = game ? [...game.players] : null;
   $("#live-hand-list").replaceChildren();
   $("#live-hands").hidden = true;
@@ -1221,7 +1489,11 @@ async function startLive() {
 
 function stopLive() {
   live.attempt += 1;
+  live.ready = false;
   clearTimeout(live.timer);
+  clearInterval(live.lagTimer);
+  $("#live-lag").hidden = true;
+  letSleep();
   const ws = live.ws;
   live.ws = null;
   if (ws) ws.close();
@@ -1234,8 +1506,8 @@ function stopLive() {
   setStatus($("#live-state"), "stopped");
 }
 
-$("#live-start").addEventListener("click", startLive);
-$("#live-stop").addEventListener("click", stopLive);
+$("#live-start").addEventListener("click", () => { prepareSound(); stopRetrying(); startLive(); });
+$("#live-stop").addEventListener("click", () => { stopRetrying(); stopLive(); });
 
 // ---- Study: a game record replayed play by play ------------------------------------------
 // The rules a flag names, as a table says them.
@@ -1254,6 +1526,16 @@ const RULE_WORDS = {
   already_drew: "one draw a turn",
   boneyard_empty: "nothing is left to draw",
   nothing_to_announce: "only a player down to one tile calls it",
+  too_many_arms: "a spinner takes only so many arms",
+  wrong_spinner: "the round starts from its own double",
+  spinner_not_double: "the round starts from a double",
+  no_spinner: "the layout starts from a double",
+  too_many_toes: "a chickie takes only so many toes",
+  duplicate_tile: "a set has one of each tile",
+  not_connected: "every tile is laid against the layout",
+  end_used_twice: "an end takes one tile",
+  extra_connection: "a tile is laid against one end only",
+  bad_edge: "tiles touch only at matching ends",
 };
 
 function ruleWords(code) { return RULE_WORDS[code] || "a rule of the game"; }
@@ -1500,3 +1782,4 @@ $("#stats-files").addEventListener("change", (ev) => {
 
 loadGames();
 fillPresets();
+checkStorage();
