@@ -136,6 +136,7 @@ function drawTiles(svg, width, height, tiles, onTap) {
   svg.setAttribute("preserveAspectRatio", "none");
   svg.replaceChildren();
   for (const t of tiles) {
+    if (!t.corners) continue; // a tile the reader inferred without a place in the picture
     const poly = document.createElementNS(SVG_NS, "polygon");
     poly.setAttribute("points", t.corners.map((p) => p.join(",")).join(" "));
     poly.setAttribute("class", "tile" + tileKind(t));
@@ -143,12 +144,45 @@ function drawTiles(svg, width, height, tiles, onTap) {
     const title = document.createElementNS(SVG_NS, "title");
     title.textContent = t.pips ? `${t.pips[0]}-${t.pips[1]}` : "not a tile";
     poly.appendChild(title);
-    if (onTap) poly.addEventListener("click", () => onTap(t));
+    if (onTap) {
+      poly.classList.add("tappable");
+      poly.addEventListener("click", () => onTap(t));
+    }
     svg.appendChild(poly);
   }
   const layer = labelLayer(svg);
-  layer.drawn = { width, height, tiles, onTap };
+  layer.drawn = { width, height, tiles, onTap, highlight: [] };
   drawLabels(layer);
+}
+
+// Ring the tiles with these ids on the screen-pixel layer (the Table tab's findings); [] clears.
+function highlightTiles(svg, ids) {
+  const layer = labelLayer(svg);
+  if (!layer.drawn) return null;
+  layer.drawn.highlight = ids;
+  drawLabels(layer);
+  return layer.querySelector(".ring");
+}
+
+const HIGHLIGHT_PAD = 6; // screen pixels between a tile's edge and the ring drawn round it
+
+function highlightRing(corners, sx, sy) {
+  // each side moved out by HIGHLIGHT_PAD along the tile's own axes, so the ring sits evenly round it
+  const pts = corners.map(([x, y]) => [x * sx, y * sy]);
+  const unit = (a, b) => { const d = Math.hypot(b[0] - a[0], b[1] - a[1]) || 1; return [(b[0] - a[0]) / d, (b[1] - a[1]) / d]; };
+  const u = unit(pts[0], pts[1]);
+  const v = unit(pts[0], pts[3]);
+  const cx = pts.reduce((a, p) => a + p[0], 0) / pts.length;
+  const cy = pts.reduce((a, p) => a + p[1], 0) / pts.length;
+  const out = pts.map(([x, y]) => {
+    const su = Math.sign((x - cx) * u[0] + (y - cy) * u[1]);
+    const sv = Math.sign((x - cx) * v[0] + (y - cy) * v[1]);
+    return [x + HIGHLIGHT_PAD * (su * u[0] + sv * v[0]), y + HIGHLIGHT_PAD * (su * u[1] + sv * v[1])];
+  });
+  const points = out.map((p) => p.map((n) => n.toFixed(1)).join(",")).join(" ");
+  const g = svgEl("g", { class: "ring" });
+  g.append(svgEl("polygon", { points, class: "ring-edge" }), svgEl("polygon", { points, class: "highlight" }));
+  return g;
 }
 
 function labelLayer(svg) {
@@ -180,10 +214,18 @@ function drawLabels(layer) {
   const d = layer.drawn;
   layer.replaceChildren();
   if (!d) return;
-  const scale = layer.getBoundingClientRect().width / d.width || 0;
+  const box = layer.getBoundingClientRect();
+  const scale = box.width / d.width || 0;
   const pct = (pt) => [(100 * pt[0]) / d.width, (100 * pt[1]) / d.height];
+  for (const id of d.highlight || []) {
+    const t = d.tiles.find((x) => x.id === id);
+    if (!t || !t.corners) continue;
+    const ring = highlightRing(t.corners, scale, box.height / d.height || 0);
+    ring.dataset.tile = t.id;
+    layer.append(ring);
+  }
   for (const t of d.tiles) {
-    if (!t.pips) continue;
+    if (!t.pips || !t.corners) continue;
     const ends = endCentres(t.corners);
     const apart = Math.hypot(ends[0][0] - ends[1][0], ends[0][1] - ends[1][1]) * scale;
     const kind = tileKind(t);
@@ -214,6 +256,71 @@ function tileChips(holder, tiles, onTap) {
     chip.addEventListener("click", () => onTap(t));
     return chip;
   }));
+}
+
+// ---- zooming a photo ----------------------------------------------------------------
+// A tap on the photo (or its Zoom button) shows it twice as big, to be scrolled inside its frame;
+// another tap fits it again. Two fingers pinch it to any size from fitted to four times. The
+// outlines scale with the photo, and the numbers and rings are drawn again at screen size, so all
+// stay on their tiles. A tap on a tile that opens the fixer does that instead.
+const ZOOM_MAX = 4;
+
+function makeZoomable(frame) {
+  const view = frame.querySelector(".zoom");
+  const wrap = view.querySelector(".photo-wrap");
+  const button = frame.querySelector(".zoom-btn");
+  let level = 1;
+  let fitWidth = 0;
+  function set(z, at) {
+    const box = wrap.getBoundingClientRect();
+    if (level === 1) fitWidth = box.width;
+    z = Math.min(ZOOM_MAX, Math.max(1, z));
+    if (z > 1 && (!fitWidth || !box.width)) return; // no photo shown yet
+    const frameBox = view.getBoundingClientRect();
+    const p = at || [frameBox.left + frameBox.width / 2, frameBox.top + Math.min(frameBox.height, box.height) / 2];
+    const fx = (p[0] - box.left) / box.width || 0;
+    const fy = (p[1] - box.top) / box.height || 0;
+    level = z;
+    view.classList.toggle("zoomed", z > 1);
+    wrap.style.width = z > 1 ? `${Math.round(fitWidth * z)}px` : "";
+    button.setAttribute("aria-pressed", String(z > 1));
+    button.textContent = z > 1 ? "Fit" : "Zoom";
+    button.setAttribute("aria-label", z > 1 ? "fit the photo to the screen" : "zoom the photo");
+    if (z > 1) { // the point under the finger stays under it
+      const grown = wrap.getBoundingClientRect();
+      const shown = view.getBoundingClientRect();
+      view.scrollLeft = fx * grown.width - (p[0] - shown.left);
+      view.scrollTop = fy * grown.height - (p[1] - shown.top);
+      const now = wrap.getBoundingClientRect(); // what the frame could not scroll, the page does
+      window.scrollBy(0, now.top + fy * now.height - p[1]);
+    }
+  }
+  view.addEventListener("click", (ev) => {
+    if (ev.target.closest(".tappable")) return;
+    set(level > 1 ? 1 : 2, [ev.clientX, ev.clientY]);
+  });
+  button.addEventListener("click", () => set(level > 1 ? 1 : 2));
+  let pinch = null;
+  const spread = (t) => Math.hypot(t[0].clientX - t[1].clientX, t[0].clientY - t[1].clientY);
+  const middle = (t) => [(t[0].clientX + t[1].clientX) / 2, (t[0].clientY + t[1].clientY) / 2];
+  view.addEventListener("touchstart", (ev) => {
+    if (ev.touches.length === 2) pinch = { spread: spread(ev.touches) || 1, level };
+  }, { passive: true });
+  view.addEventListener("touchmove", (ev) => {
+    if (!pinch || ev.touches.length !== 2) return;
+    ev.preventDefault(); // the photo grows, not the page
+    set((pinch.level * spread(ev.touches)) / pinch.spread, middle(ev.touches));
+  }, { passive: false });
+  view.addEventListener("touchend", (ev) => { if (ev.touches.length < 2) pinch = null; });
+  view.addEventListener("touchcancel", () => { pinch = null; });
+  frame.zoomTo = set;
+}
+
+document.querySelectorAll(".zoom-frame").forEach(makeZoomable);
+
+function fitPhoto(img) {
+  const frame = img.closest(".zoom-frame");
+  if (frame && frame.zoomTo) frame.zoomTo(1);
 }
 
 // ---- the tile editor --------------------------------------------------------
@@ -383,6 +490,7 @@ async function readHand() {
 }
 
 function showHandResult(file, hand) {
+  fitPhoto($("#hand-img"));
   showPhoto($("#hand-img"), file, hand.annotated_image);
   const link = $("#hand-annotated");
   link.href = hand.annotated_image || "";
@@ -427,16 +535,49 @@ function listItem(text, cls) {
   return li;
 }
 
+// A finding as a chip: tapping it rings its tiles on the photo (again: the ring goes).
+function findingChip(text, tiles, cls = "") {
+  const chip = document.createElement("button");
+  chip.type = "button";
+  chip.className = "chip finding" + cls;
+  chip.textContent = text;
+  chip.setAttribute("aria-pressed", "false");
+  chip.dataset.tiles = tiles.join(" ");
+  chip.addEventListener("click", () => showFinding(chip, tiles));
+  return chip;
+}
+
+function showFinding(chip, tiles) {
+  const on = chip.getAttribute("aria-pressed") !== "true";
+  document.querySelectorAll("#table-result .finding").forEach((c) => c.setAttribute("aria-pressed", String(c === chip && on)));
+  const ring = highlightTiles($("#table-svg"), on ? tiles : []);
+  if (ring) ring.scrollIntoView({ block: "nearest", inline: "center" });
+}
+
 function renderAudit(audit, file) {
-  $("#table-img").src = audit.annotated_image || URL.createObjectURL(file);
+  const img = $("#table-img");
+  fitPhoto(img);
+  showPhoto(img, file, audit.annotated_image);
   const violations = audit.violations || [];
-  $("#table-violations").replaceChildren(...(violations.length ? violations : ["none"]).map((v) =>
-    (typeof v === "string" ? listItem(withoutCodes(v)) : listItem(withoutCodes(v.message || ruleWords(v.rule)), "bad"))));
+  const against = new Set(violations.flatMap((v) => (typeof v === "object" && v.tiles) || []));
+  // the photo as taken, with each tile outlined (red where it breaks a rule) and its numbers on top
+  const tiles = (audit.tiles || []).map((t) => ({ ...t, status: against.has(t.id) ? "illegal" : "ok" }));
+  drawTiles($("#table-svg"), audit.width, audit.height, tiles, null);
+  $("#table-violations").replaceChildren(...(violations.length
+    ? violations.map((v) => {
+      if (typeof v === "string") return listItem(withoutCodes(v));
+      const li = listItem("", "bad");
+      li.append(findingChip(withoutCodes(v.message || ruleWords(v.rule)), v.tiles || [], " illegal"));
+      return li;
+    })
+    : [listItem("none", "calm")]));
   const ends = audit.open_ends || [];
   const pipsOf = Object.fromEntries((audit.tiles || []).filter((t) => t.pips).map((t) => [t.id, t.pips.join("-")]));
-  $("#table-ends").textContent = ends.length
-    ? ends.map((e) => (typeof e === "object" ? `${e.value ?? "?"} (on ${pipsOf[e.tile] ?? "an unread tile"})` : e)).join(", ")
-    : "none";
+  $("#table-ends").replaceChildren(...(ends.length
+    ? ends.map((e) => (typeof e === "object"
+      ? findingChip(`${e.value ?? "?"} (on ${pipsOf[e.tile] ?? "an unread tile"})`, [e.tile])
+      : cell("span", String(e))))
+    : [cell("span", "none")]));
   $("#table-result").hidden = false;
   const read = `${(audit.tiles || []).length} tiles read.`;
   setStatus($("#table-status"), audit.message ? `${read} ${audit.message}` : read);
@@ -778,6 +919,8 @@ async function openGame(id) {
   opening = null;
   game = fetched;
   localStorage.setItem("chickenfoot.game", id);
+  $("#game-over-note").textContent = "";
+  setStatus($("#round-status"), "");
   renderSheet(game.sheet);
   renderRoundForm();
   showRulesInUse();
@@ -802,10 +945,32 @@ function scoreCell(score, index, seat) {
   return td;
 }
 
+// The leaders: the lowest total so far (all of them when tied), marked on the sheet; once the game
+// is over, the winners after the tie-breaks.
+function leaders(sheet) {
+  if (!sheet.rounds.length) return new Set();
+  if (sheet.complete) return new Set(sheet.standings.filter((s) => s.rank === 1).map((s) => s.player));
+  const low = Math.min(...sheet.totals);
+  return new Set(sheet.totals.flatMap((t, seat) => (t === low ? [seat] : [])));
+}
+
+function nameCell(name, leading) {
+  const th = cell("th", name);
+  th.scope = "col";
+  if (leading) {
+    th.className = "leader";
+    const note = cell("span", " (leading)");
+    note.className = "visually-hidden";
+    th.append(note);
+  }
+  return th;
+}
+
 function renderSheet(sheet) {
   const table = $("#sheet");
+  const lead = leaders(sheet);
   const head = document.createElement("tr");
-  head.append(cell("th", "Double"), ...sheet.player_names.map((n) => cell("th", n)));
+  head.append(cell("th", "Double"), ...sheet.player_names.map((n, seat) => nameCell(n, lead.has(seat))));
   const body = document.createElement("tbody");
   sheet.rounds.forEach((r, index) => {
     const tr = document.createElement("tr");
@@ -814,7 +979,8 @@ function renderSheet(sheet) {
   });
   const foot = document.createElement("tfoot");
   const totals = document.createElement("tr");
-  totals.append(cell("td", "Total"), ...sheet.totals.map((t) => cell("td", String(t))));
+  totals.append(cell("td", "Total"), ...sheet.totals.map((t, seat) =>
+    Object.assign(cell("td", String(t)), { className: lead.has(seat) ? "leader" : "" })));
   const ranks = document.createElement("tr");
   const rankOf = Object.fromEntries(sheet.standings.map((s) => [s.player, s.rank]));
   ranks.append(cell("td", "Place"), ...sheet.player_names.map((_, p) => cell("td", sheet.rounds.length ? String(rankOf[p]) : "–")));
@@ -826,6 +992,84 @@ function renderSheet(sheet) {
   $("#sheet-rules").textContent = "House rules: " + sheet.rules_summary;
   $("#round-double").textContent = sheet.complete ? "(game over)" : `(double ${sheet.next_double})`;
   $("#round-form").hidden = sheet.complete;
+  $("#game-over").hidden = !sheet.complete;
+  if (sheet.complete) renderGameOver(sheet);
+}
+
+// ---- the end of a game: the winner, and how any tie on points was broken ------------------------
+// The engine ranks (engine/scoring.py rank_players): lowest total, then most rounds at zero, then
+// the lowest single round that was not zero; players still tied share the place.
+function ordinal(n) {
+  const tens = n % 100;
+  const end = tens >= 11 && tens <= 13 ? "th" : { 1: "st", 2: "nd", 3: "rd" }[n % 10] || "th";
+  return `${n}${end}`;
+}
+
+function joinNames(names) {
+  return names.length < 2 ? names.join("") : `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
+}
+
+function lowestWords(s) { return s.lowest_nonzero == null ? "no round above 0" : String(s.lowest_nonzero); }
+
+function groupBy(items, key) {
+  const groups = new Map();
+  for (const item of items) {
+    const k = key(item);
+    if (!groups.has(k)) groups.set(k, []);
+    groups.get(k).push(item);
+  }
+  return [...groups.values()];
+}
+
+function winnerWords(sheet) {
+  const names = sheet.player_names;
+  const name = (s) => names[s.player];
+  const st = sheet.standings;
+  const top = st.filter((s) => s.total === st[0].total);
+  const first = st.filter((s) => s.rank === 1);
+  const points = plural(first[0].total, "point");
+  if (first.length > 1) {
+    return `${joinNames(first.map(name))} share first place: ${points}, ${plural(first[0].zero_rounds, "round")} ` +
+      `at zero and a lowest single round of ${lowestWords(first[0])} each.`;
+  }
+  const win = first[0];
+  if (top.length === 1) return `${name(win)} wins with ${points}.`;
+  const others = top.filter((s) => s !== win);
+  const tied = `${name(win)} wins the tie on ${points} with ${joinNames(others.map(name))}`;
+  const sameZeros = others.filter((s) => s.zero_rounds === win.zero_rounds);
+  if (!sameZeros.length) {
+    const next = Math.max(...others.map((s) => s.zero_rounds));
+    return `${tied} by having the most rounds at zero (${win.zero_rounds} against ${next}).`;
+  }
+  const next = Math.min(...sameZeros.map((s) => s.lowest_nonzero ?? Infinity));
+  return `${tied}: the same ${plural(win.zero_rounds, "round")} at zero as ${joinNames(sameZeros.map(name))}, ` +
+    `and the lowest single round (${lowestWords(win)} against ${Number.isFinite(next) ? next : "none above 0"}).`;
+}
+
+// Below first place, each tie on points and how it was broken, place by place.
+function tieWords(group, names) {
+  const name = (s) => names[s.player];
+  const parts = [`${joinNames(group.map(name))} tied on ${plural(group[0].total, "point")}.`];
+  if (new Set(group.map((s) => s.zero_rounds)).size > 1) {
+    parts.push(`Rounds at zero: ${group.map((s) => `${name(s)} ${s.zero_rounds}`).join(", ")}.`);
+  }
+  for (const same of groupBy(group, (s) => s.zero_rounds)) {
+    if (same.length > 1 && new Set(same.map((s) => s.lowest_nonzero)).size > 1) {
+      parts.push(`Lowest single round: ${same.map((s) => `${name(s)} ${lowestWords(s)}`).join(", ")}.`);
+    }
+  }
+  const places = groupBy(group, (s) => s.rank).map((g) =>
+    (g.length > 1 ? `${joinNames(g.map(name))} share ${ordinal(g[0].rank)}` : `${name(g[0])} ${ordinal(g[0].rank)}`));
+  parts.push(`Places: ${places.join(", ")}.`);
+  return parts.join(" ");
+}
+
+function renderGameOver(sheet) {
+  $("#game-winner").textContent = winnerWords(sheet);
+  const st = sheet.standings;
+  const ties = groupBy(st, (s) => s.total).filter((g) => g.length > 1 && g[0].total !== st[0].total);
+  $("#game-ties").replaceChildren(...ties.map((g) => listItem(tieWords(g, sheet.player_names))));
+  $("#game-ties").hidden = !ties.length;
 }
 
 function setSheet(sheet) {
@@ -1024,7 +1268,14 @@ $("#round-form").addEventListener("submit", async (ev) => {
     });
     setSheet(result.sheet);
     renderRoundForm();
-    setStatus($("#round-status"), `Round ${result.index + 1} recorded.`);
+    if (result.sheet.complete) { // the form has gone: the end of the game is what to look at
+      $("#game-over-note").textContent = `Round ${result.index + 1} recorded: that was the last round.`;
+      $("#game-over").scrollIntoView({ block: "nearest" });
+      $("#game-over").focus({ preventScroll: true });
+    } else {
+      setStatus($("#round-status"), `Round ${result.index + 1} recorded.`);
+      $("#round-form .record-row").scrollIntoView({ block: "nearest" }); // the sheet grew above it
+    }
   } catch (e) {
     showError($("#round-status"), e);
   } finally {
