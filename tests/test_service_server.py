@@ -307,3 +307,23 @@ def _read_response(sock: socket.socket) -> tuple[int, bytes]:
             return 0, b""
         body += chunk
     return int(head.split()[1]), body[:length]
+
+
+def test_a_killed_server_keeps_every_edit_and_deletion_it_acknowledged(tmp_path):
+    """A round fixed, a last round taken back and a game deleted are on disk once answered: the
+    server killed at once after the answers loses none of them."""
+    db = tmp_path / "games.sqlite3"
+    with serve(db) as (proc, base), httpx.Client(base_url=base, timeout=10) as http:
+        gid = http.post("/api/v1/games", json={"players": ["A", "B", "C"], "set": 9}).json()["id"]
+        gone = http.post("/api/v1/games", json={"players": ["D", "E"], "set": 6}).json()["id"]
+        for scores in ([52, 0, 10], [5, 6, 0], [1, 1, 0]):
+            assert http.post(f"/api/v1/games/{gid}/rounds", json={"hands": scores}).status_code == 201
+        assert http.put(f"/api/v1/games/{gid}/rounds/0", json={"hands": [25, 0, 10]}).status_code == 200
+        assert http.delete(f"/api/v1/games/{gid}/rounds/2").status_code == 200
+        assert http.delete(f"/api/v1/games/{gone}").status_code == 200
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    with serve(db) as (_, base):
+        sheet = httpx.get(f"{base}/api/v1/games/{gid}/sheet").json()
+        assert [r["scores"] for r in sheet["rounds"]] == [[25, 0, 10], [5, 6, 0]]
+        assert httpx.get(f"{base}/api/v1/games/{gone}").status_code == 404
