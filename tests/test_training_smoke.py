@@ -93,3 +93,34 @@ def test_the_exported_half_reader_loads_back_into_torch_computing_what_the_file_
     reader = HalfReader(path)
     theirs = reader.session.run(None, {reader.input_name: x})[0]
     assert np.abs(ours - theirs).max() < 1e-3 * np.abs(theirs).max()
+
+
+def test_any_seat_recipe_renders_every_part_and_its_windows_into_one_data_file(tmp_path: Path):
+    """The lent-GPU recipe's data step at toy size: 3D and flat parts, windows cut from the parts
+    that ask for them, one data.yaml over all; a share already spent renders nothing more."""
+    import time
+
+    from vision.training.gpu_any_seat import AnySeatPlan, Keeper, Part, render_all
+
+    parts = [Part("h3", "hand3d", 3, steep=True), Part("t3", "table3d", 2, steep=True, windows=1),
+             Part("h", "hand", 2)]
+    plan = AnySeatPlan(parts, imgsz=64, workers=1, val_every=2)
+    lines: list[str] = []
+    data, counts = render_all(tmp_path / "w", plan, time.time() + 600, lines.append, rounds=2)
+    assert counts == {"h3": 3, "t3": 2, "h": 2, "t3_windows": 2}
+    text = data.read_text()
+    for root in ("h3", "t3", "h", "t3_windows"):
+        assert f"/{root}/detect/images/train" in text and f"/{root}/detect/images/val" in text
+    assert len(list((tmp_path / "w" / "h3" / "detect" / "labels").rglob("*.txt"))) == 3
+
+    late = AnySeatPlan([Part("x", "hand3d", 4)], imgsz=64, workers=1)
+    _, counts = render_all(tmp_path / "late", late, time.time() - 1, lines.append)
+    assert counts == {"x": 0}
+
+    class Trainer:  # what the callback reads and sets on Ultralytics' trainer
+        class args:
+            time = None
+
+    keeper = Keeper(tmp_path, time.time() + 100, lines.append)
+    keeper.on_train_start(Trainer)
+    assert 0.025 < Trainer.args.time <= 100 / 3600  # hours left to the training deadline

@@ -137,7 +137,10 @@ def render_one(job: SynthJob, index: int) -> dict:
     root = Path(job.out)
     h, w = scene.image.shape[:2]
     if job.scenes:
-        cv2.imwrite(str(root / "scenes" / f"{name}.jpg"), scene.image, [cv2.IMWRITE_JPEG_QUALITY, 95])
+        if scene.jpeg is not None:
+            (root / "scenes" / f"{name}.jpg").write_bytes(scene.jpeg)
+        else:
+            cv2.imwrite(str(root / "scenes" / f"{name}.jpg"), scene.image, [cv2.IMWRITE_JPEG_QUALITY, 95])
         (root / "scenes" / f"{name}.json").write_text(json.dumps({"image": f"{name}.jpg", **scene.to_dict()}))
     if job.detect:
         f = min(1.0, DETECT_MAX / max(h, w))

@@ -6,7 +6,15 @@ side walls, standing racks, stacks and backs, tiles hiding each other and a bent
 lens; none of that comes out of a single homography. Here every tile is a box (width 1,
 length = the set's ratio, thickness 0.25-0.33, all in tile widths), its faces are projected
 through a camera with 10-90 degrees elevation and 65-100 degrees field of view, and drawn
-far-to-near (painter's algorithm) in pure NumPy/OpenCV so it stays fast on a CPU.
+far-to-near (painter's algorithm) in pure NumPy/OpenCV so it stays fast on a CPU. Rows of
+standing tiles sometimes stand in players' racks (`props`); every box casts shadows on the table
+and tall ones on the flat tiles beside them (`shadows`); glossy faces show the key light's streak.
+
+Speed comes from doing each thing once where it can be shared: a set's blank faces and each
+value's half are drawn once per scene and width (`tileface.FaceSprites`), table surfaces and
+sensor noise once per process (`surfacepool`, `_noise_bank`), lighting on the small sprite
+rather than on its footprint in the picture, and the background at half size. Per-process
+caches depend only on fixed seeds, so a scene is the same whichever worker renders it.
 
 Labels follow `scene.TileLabel` (corners of the broad face the camera sees, pips, face_down,
 visible fraction from an id buffer) plus the tile's pose, so training can keep or drop poses.
@@ -15,12 +23,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import math
+
 import cv2
 import numpy as np
 
-from .background import draw_clutter, draw_hand, surface, value_noise
+from .background import draw_clutter, draw_hand, value_noise
 from .scene import SET_SIZES, Scene, TileLabel, _random_tiles, arrange_hand, motion_blur
-from .tileface import Sprite, TileStyle, draw_tile, random_style
+from .props import RACK, Prop, draw_prop, rack_slot, random_rack_look
+from .shadows import CastShadows
+from .surfacepool import table_texture
+from .tileface import FaceSprites, Sprite, TileStyle, random_style
 
 POSES = ("flat_up", "flat_down", "stand_toward", "stand_away", "lean_toward", "lean_away", "stack_up", "stack_down")
 """Pose classes: how a tile rests and whether its pip face or its back is toward the camera."""
@@ -55,13 +68,13 @@ class Box:
 
     @property
     def r(self) -> np.ndarray:
-        return np.cross(self.n, self.v)
+        return _cross(self.n, self.v)
 
     def face_quad(self, back: bool = False) -> np.ndarray:
         """(4, 3) corners of the pip face (or back) in sprite order: end0-left, end0-right,
         end1-right, end1-left, 'left/right' as seen from outside that face (no mirroring)."""
         n = -self.n if back else self.n
-        r = np.cross(n, self.v)
+        r = _cross(n, self.v)
         c = self.centre + n * self.thick / 2
         hl = self.v * self.length / 2
         return np.array([c - r / 2 - hl, c + r / 2 - hl, c + r / 2 + hl, c - r / 2 + hl])
@@ -74,6 +87,11 @@ class Box:
     def footprint(self) -> np.ndarray:
         """Convex hull of the box on the table plane (x, y)."""
         return cv2.convexHull(self.corners()[:, :2].astype(np.float32)).reshape(-1, 2)
+
+
+def _cross(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Cross product of two 3-vectors (np.cross costs more than the arithmetic on 3 numbers)."""
+    return np.array([p[1] * q[2] - p[2] * q[1], p[2] * q[0] - p[0] * q[2], p[0] * q[1] - p[1] * q[0]])
 
 
 @dataclass
@@ -145,22 +163,30 @@ class PinholeCamera:
 
 @dataclass
 class Lights:
-    """One or two directional lights (unit vectors toward the light) and ambient; the first casts shadows."""
+    """One or two directional lights (unit vectors toward the light) and ambient; each casts a shadow,
+    the second a fainter one; the first is the one glossy plastic mirrors."""
 
     dirs: list[np.ndarray]
     power: list[float]
     ambient: float
     gloss: float  # specular strength of the plastic
 
+    def _raw(self, n) -> float:
+        return self.ambient + sum(p * max(0.0, n[0] * d[0] + n[1] * d[1] + n[2] * d[2])
+                                  for d, p in zip(self.dirs, self.power))
+
     def shade(self, normal: np.ndarray) -> float:
-        """Lambert brightness relative to a face pointing straight up, so top faces keep their colour."""
-        def raw(nv: np.ndarray) -> float:
-            return self.ambient + sum(p * max(0.0, float(nv @ d)) for d, p in zip(self.dirs, self.power))
-        return float(np.clip(raw(normal) / raw(np.array([0.0, 0.0, 1.0])), 0.3, 1.2))
+        """Lambert brightness relative to a face pointing straight up, so top faces keep their colour.
+        (Plain float arithmetic: it runs for every face of every tile.)"""
+        up = self.ambient + sum(p * max(0.0, float(d[2])) for d, p in zip(self.dirs, self.power))
+        return min(1.2, max(0.3, self._raw(normal) / up))
 
     def specular(self, normal: np.ndarray, to_eye: np.ndarray) -> float:
-        h = self.dirs[0] + to_eye / (np.linalg.norm(to_eye) + 1e-9)
-        h /= np.linalg.norm(h) + 1e-9
+        if self.gloss <= 0:
+            return 0.0
+        e = to_eye / (math.sqrt(float(to_eye @ to_eye)) + 1e-9)
+        h = self.dirs[0] + e
+        h /= math.sqrt(float(h @ h)) + 1e-9
         return self.gloss * max(0.0, float(normal @ h)) ** 40
 
 
@@ -200,15 +226,15 @@ def flat_box(x: float, y: float, phi: float, up: bool, length: float, thick: flo
 
 
 def standing_box(x: float, y: float, phi: float, facing: np.ndarray, lean: float, length: float, thick: float,
-                 a: int, b: int, **kw) -> Box:
-    """On its long edge, pip face toward horizontal direction `facing`, tipped back by `lean` radians
-    (the face turned up toward the sky, as a tile propped against a rack)."""
+                 a: int, b: int, base_z: float = 0.0, **kw) -> Box:
+    """On its long edge (on the table, or on a rack's tray at `base_z`), pip face toward horizontal
+    direction `facing`, tipped back by `lean` radians (the face turned up, as against a rack's wall)."""
     v = _heading(phi)
     nh = np.asarray(facing, np.float64) - v * float(np.dot(facing, v))
     nh[2] = 0.0
     nh /= np.linalg.norm(nh) + 1e-9
     n = nh * np.cos(lean) + np.array([0, 0, 1.0]) * np.sin(lean)
-    return _rest_on(Box(np.array([x, y, 0.0]), v, n, length, thick, a, b, **kw), 0.0)
+    return _rest_on(Box(np.array([x, y, 0.0]), v, n, length, thick, a, b, **kw), base_z)
 
 
 def pose_of(box: Box, eye: np.ndarray, stacked_on: bool) -> tuple[str, bool]:
@@ -247,6 +273,11 @@ class Arrangement:
     boxes: list[Box]
     style: str
     extras: dict = field(default_factory=dict)
+    props: list[Prop] = field(default_factory=list)
+
+
+RACK_HOLDER_P = 0.6
+"""Chance that a row of standing tiles stands in a rack (tray, lip, back wall) rather than free."""
 
 
 def arrange_3d(rng: np.random.Generator, values: list[tuple[int, int]], ratio: float, thick: float,
@@ -260,6 +291,7 @@ def arrange_3d(rng: np.random.Generator, values: list[tuple[int, int]], ratio: f
     placed: list[np.ndarray] = []
     side = np.array([-toward_camera[1], toward_camera[0], 0.0])
     extras: dict = {}
+    props: list[Prop] = []
 
     n_near = int(rng.integers(3, min(n, 12) + 1)) if n >= 3 and rng.random() < 0.45 else 0
     n_far = int(rng.integers(3, min(n - n_near, 10) + 1)) if n - n_near >= 3 and rng.random() < 0.3 else 0
@@ -287,20 +319,32 @@ def arrange_3d(rng: np.random.Generator, values: list[tuple[int, int]], ratio: f
     spread = max([np.abs(p).max() for p in placed], default=1.0) + ratio
 
     def rack(k: int, facing: np.ndarray, offset: float, lean: float, name: str) -> None:
-        gap = rng.uniform(0.0, 0.15)
-        tilt = rng.normal(0, 0.05)
+        holder = random_rack_look(rng) if rng.random() < RACK_HOLDER_P else None
+        gap = rng.uniform(0.0, 0.15) if holder is None else rng.uniform(0.02, 0.08)
+        tilt = rng.normal(0, 0.05) if holder is None else 0.0
+        jitter = 0.04 if holder is None else 0.0  # a holder keeps its tiles in line
+        if holder is not None and lean == 0.0:
+            lean = rng.uniform(0.15, 0.35)  # tiles in a holder lean on its wall
         start = -(k - 1) * (ratio + gap) / 2
+        before = len(placed)  # a holder's slots abut: each is checked against what was there before the rack
         for i in range(k):
             a, b = todo.pop()
             along = start + i * (ratio + gap)
             # the row runs across the view, a little skewed; near racks between camera and tiles
             pos = toward_camera * (offset * (1 if name == "near" else -1) + tilt * along) + side * along
-            phi = float(np.arctan2(side[1], side[0])) + rng.normal(0, 0.04)
+            phi = float(np.arctan2(side[1], side[0])) + rng.normal(0, jitter)
+            base_z = 0.0 if holder is None else RACK.tray_height
             box = standing_box(pos[0], pos[1], phi, facing, lean + rng.normal(0, 0.03) * (lean > 0), ratio, thick,
-                               a, b, group="rack")
-            if _fits(box, placed):
+                               a, b, base_z=base_z, group="rack")
+            slot = [] if holder is None else rack_slot(box.corners(), side, facing, ratio + gap, holder)
+            slot_shapes = [p.footprint() for p in slot]
+            clear = all(not _convex_overlap(f, o, 0.02) for f in slot_shapes for o in placed[:before])
+            if clear and _fits(box, placed):
                 boxes.append(box)
-                placed.append(box.footprint())
+                props.extend(slot)
+                placed.extend([box.footprint()] + slot_shapes)
+        if holder is not None:
+            extras[f"{name}_holder"] = True
 
     if n_near:
         lean = rng.uniform(0.1, 0.45) if rng.random() < 0.5 else 0.0
@@ -347,7 +391,7 @@ def arrange_3d(rng: np.random.Generator, values: list[tuple[int, int]], ratio: f
                 boxes.append(box)
                 placed.append(box.footprint())
                 break
-    return Arrangement(boxes, extras.get("flat", "racks"), extras)
+    return Arrangement(boxes, extras.get("flat", "racks"), extras, props)
 
 
 # ---------------------------------------------------------------------------- camera
@@ -412,6 +456,13 @@ def fit_camera(rng: np.random.Generator, size: tuple[int, int], params: dict, po
                           params["roll"], params["k1"], params["k2"])
 
 
+def random_gloss(rng: np.random.Generator, lights: Lights) -> Gloss:
+    """The streak a long lamp or window leaves on glossy faces (none where the plastic is matte)."""
+    a = rng.uniform(0, 2 * np.pi)
+    return Gloss(np.array([np.cos(a), np.sin(a), 0.0]), float(rng.uniform(0.1, 0.35)), float(rng.uniform(1.0, 6.0)),
+                 float(lights.gloss * rng.uniform(0.5, 1.0)))
+
+
 def random_lights(rng: np.random.Generator) -> Lights:
     dirs, power = [], []
     for k in range(1 + int(rng.random() < 0.5)):
@@ -437,17 +488,16 @@ def _clip_near(pc: np.ndarray, near: float = 0.05) -> np.ndarray:
     return np.array(out)
 
 
-def draw_table(rng: np.random.Generator, cam: PinholeCamera, focus: np.ndarray, clutter: int) -> np.ndarray:
-    """The canvas background: a finite table with a procedural surface, a room wall beyond it."""
+def draw_table(rng: np.random.Generator, cam: PinholeCamera, focus: np.ndarray, clutter: int,
+               shade: CastShadows | None = None) -> np.ndarray:
+    """The canvas background: a finite table with a surface from the process's pool
+    (`surfacepool`), the boxes' shadows drawn on it (`shade`), a room wall beyond it."""
     cw, ch = cam.canvas_size
     # wall: a soft gradient with blotches; only seen from low cameras
     wall_rgb = np.array(rng.uniform(40, 220, 3), np.float32) * rng.uniform(0.5, 1.0)
     small = wall_rgb * (1 + 0.25 * value_noise(rng, 12, 16, 3, 2)[..., None])
     small *= np.linspace(0.8, 1.1, 12, dtype=np.float32)[:, None, None]
     wall = np.clip(small, 0, 255).astype(np.uint8)
-
-    def wall_canvas() -> np.ndarray:
-        return cv2.resize(wall, (cw, ch), interpolation=cv2.INTER_LINEAR)
 
     # the table: a rectangle around the tiles that ends some way behind them
     half = np.array(rng.uniform(12, 30, 2))
@@ -456,7 +506,7 @@ def draw_table(rng: np.random.Generator, cam: PinholeCamera, focus: np.ndarray, 
     poly = np.array([[x0, y0, 0], [x1, y0, 0], [x1, y1, 0], [x0, y1, 0]], np.float64)
     clipped = _clip_near(cam.to_cam(poly))
     if len(clipped) < 3:
-        return wall_canvas()
+        return cv2.resize(wall, (cw, ch), interpolation=cv2.INTER_LINEAR)
     # texture only the part of the table the camera can see, at a resolution the far side needs
     Hg = cam.ground_homography()
     grid = np.array([[u, v] for u in np.linspace(0, cw, 9) for v in np.linspace(0, ch, 7)], np.float64)
@@ -470,65 +520,38 @@ def draw_table(rng: np.random.Generator, cam: PinholeCamera, focus: np.ndarray, 
             x0, y0, x1, y1 = vx0, vy0, vx1, vy1
     ppw = float(min(40.0, 640.0 / max(x1 - x0, y1 - y0)))
     tw_, th_ = max(8, int((x1 - x0) * ppw)), max(8, int((y1 - y0) * ppw))
-    tex = surface(rng, th_, tw_, ppw)
+    A = np.array([[1 / ppw, 0, x0], [0, -1 / ppw, y1], [0, 0, 1]])  # texture row 0 at the table's far y
+    _, tex = table_texture(rng, (tw_, th_), ppw)
     if clutter:
         draw_clutter(tex, rng, ppw, clutter)
     # lamp light falls off across the table (done on the small texture, not the photo: cheaper)
     falloff = cv2.resize(rng.uniform(0.65, 1.2, (3, 3)).astype(np.float32), (tw_, th_), interpolation=cv2.INTER_CUBIC)
-    tex = np.clip(tex * falloff[..., None], 0, 255).astype(np.uint8)
-    A = np.array([[1 / ppw, 0, x0], [0, -1 / ppw, y1], [0, 0, 1]])  # texture row 0 at the table's far y
-    # warped at half size and enlarged: the surface texture is softer than that anyway, and the
-    # full-size warp was the renderer's single largest cost
-    half_size = np.diag([0.5, 0.5, 1.0]) @ np.array([[1, 0, 0.5], [0, 1, 0.5], [0, 0, 1]]) @ Hg @ A
-    half_size = np.array([[1, 0, -0.5], [0, 1, -0.5], [0, 0, 1]]) @ half_size
-    warped = cv2.warpPerspective(tex, half_size, ((cw + 1) // 2, (ch + 1) // 2), flags=cv2.INTER_LINEAR,
+    if shade is not None:  # shadows lie on the table's surface: drawn there, they cost a small texture's work
+        falloff *= shade.on_table(np.linalg.inv(A), (tw_, th_), ppw)
+    tex = cv2.multiply(tex, cv2.merge([falloff] * 3), dtype=cv2.CV_8U)
+    # table and wall are put together at half size and enlarged once: the surface texture is
+    # softer than that anyway, and full-size warps and copies were the background's largest cost
+    hw, hh = (cw + 1) // 2, (ch + 1) // 2
+    to_half = np.array([[0.5, 0, -0.25], [0, 0.5, -0.25], [0, 0, 1]])  # pixel centres: (x + 0.5) / 2 - 0.5
+    warped = cv2.warpPerspective(tex, to_half @ Hg @ A, (hw, hh), flags=cv2.INTER_LINEAR,
                                  borderMode=cv2.BORDER_REFLECT)
-    warped = cv2.resize(warped, (cw, ch), interpolation=cv2.INTER_LINEAR)
     uv = clipped[:, :2] / clipped[:, 2:3] * cam.canvas_f + [cw / 2, ch / 2]
     hull = uv.astype(np.float32).reshape(-1, 1, 2)
     view = ((0.0, 0.0), (float(cw), 0.0), (float(cw), float(ch)), (0.0, float(ch)))
-    if all(cv2.pointPolygonTest(hull, pt, False) >= 0 for pt in view):
-        return warped  # the table fills the view: no wall to draw
-    canvas = wall_canvas()
-    mask = np.zeros((ch, cw), np.uint8)
-    cv2.fillPoly(mask, [np.round(uv * 16).astype(np.int32)], 255, cv2.LINE_8, 4)
-    cv2.copyTo(warped, mask, canvas)
-    return canvas
-
-
-def cast_shadows(rng: np.random.Generator, canvas: np.ndarray, cam: PinholeCamera, boxes: list[Box],
-                 light: np.ndarray, tile_px: float) -> None:
-    """Darken the table where the boxes block the key light: each box's corners pushed along the
-    light onto the plane, hulled, blurred; drawn at quarter size since shadows are soft."""
-    ch, cw = canvas.shape[:2]
-    ds = 4
-    mask = np.zeros((ch // ds + 1, cw // ds + 1), np.float32)
-    for box in boxes:
-        c = box.corners()
-        flat = c - light[None, :] * (c[:, 2:3] / max(light[2], 0.2))
-        uv, z = cam.project(np.column_stack([flat[:, :2], np.zeros(len(flat))]))
-        if (z <= 0.05).any():
-            continue
-        hull = cv2.convexHull((uv / ds * 16).astype(np.int32))
-        cv2.fillConvexPoly(mask, hull, 1.0, cv2.LINE_AA, 4)
-    sigma = max(0.6, tile_px * rng.uniform(0.03, 0.2) / ds)
-    mask = cv2.GaussianBlur(mask, (0, 0), sigma)
-    ys, xs = np.nonzero(mask > 0.01)
-    if not len(xs):
-        return
-    # enlarge only the shadowed part (one low-res cell of margin keeps the interpolation exact)
-    sx0, sy0 = max(0, xs.min() - 1), max(0, ys.min() - 1)
-    sx1, sy1 = xs.max() + 2, ys.max() + 2
-    big = cv2.resize(mask[sy0:sy1, sx0:sx1], ((sx1 - sx0) * ds, (sy1 - sy0) * ds), interpolation=cv2.INTER_LINEAR)
-    x0, y0 = sx0 * ds, sy0 * ds
-    x1, y1 = min(cw, sx1 * ds), min(ch, sy1 * ds)
-    dark = 1 - rng.uniform(0.25, 0.6) * big[:y1 - y0, :x1 - x0]
-    canvas[y0:y1, x0:x1] = (canvas[y0:y1, x0:x1] * dark[..., None]).astype(np.uint8)
+    if not all(cv2.pointPolygonTest(hull, pt, False) >= 0 for pt in view):  # the wall shows beyond the table
+        half = cv2.resize(wall, (hw, hh), interpolation=cv2.INTER_LINEAR)
+        mask = np.zeros((hh, hw), np.uint8)
+        cv2.fillPoly(mask, [np.round(((uv + 0.5) / 2 - 0.5) * 16).astype(np.int32)], 255, cv2.LINE_8, 4)
+        cv2.copyTo(warped, mask, half)
+        warped = half
+    return cv2.resize(warped, (cw, ch), interpolation=cv2.INTER_LINEAR)
 
 
 # ---------------------------------------------------------------------------- the tiles
 
 ID_OTHER = 100000  # id-buffer offset for a tile's walls and back (its labelled face is its index)
+NEXT = [1, 2, 3, 0]
+"""Each corner of a face's four, the next one round."""
 BACK_ORDER = [5, 4, 7, 6]
 """`Box.corners` indices of the back in sprite order (as `Box.face_quad(back=True)`)."""
 
@@ -542,10 +565,62 @@ def _paint_poly(canvas: np.ndarray, idbuf: np.ndarray, uv: np.ndarray, colour, i
         cv2.polylines(canvas, [pts], True, edge, edge_w, cv2.LINE_AA, 4)
 
 
-def _paint_sprite(canvas: np.ndarray, idbuf: np.ndarray, sprite: Sprite, uv: np.ndarray, gain: float,
-                  spec: float, ident: int) -> np.ndarray | None:
-    """Warp a face sprite onto its projected quad, only over the quad's bounding box; returns
-    the sprite -> canvas homography (for pips)."""
+@dataclass
+class Gloss:
+    """A long lamp or window mirrored in glossy plastic: a soft streak on the faces where the key
+    light's reflection reaches the eye. The streak's centre is where the mirror ray meets the
+    face's plane, so flat tiles side by side share one streak, as on a real table."""
+
+    axis: np.ndarray  # horizontal world direction the streak runs along
+    width: float  # standard deviation across the streak, tile widths
+    length: float  # standard deviation along it, tile widths
+    strength: float  # share of full white added at its centre
+
+    def streak(self, quad: np.ndarray, n: np.ndarray, eye: np.ndarray, light: np.ndarray, w: int,
+               length: int) -> np.ndarray | None:
+        """(length, w) float32 highlight over a face's sprite (`quad`: its world corners in sprite
+        order), or None where the reflection misses it."""
+        if self.strength <= 0:
+            return None
+        m = light - 2 * float(light @ n) * n  # from the eye along m, the face mirrors the light
+        mn = float(m @ n)
+        if abs(mn) < 1e-6:
+            return None
+        t = float((quad[0] - eye) @ n) / mn
+        if t <= 0:
+            return None
+        centre = eye + t * m
+        mid = quad.mean(0)
+        if np.linalg.norm(centre - mid) > 3 * max(self.width, self.length) + 1.5:
+            return None
+        e = self.axis - float(self.axis @ n) * n
+        if np.linalg.norm(e) < 1e-3:
+            e = quad[1] - quad[0]
+        e = e / np.linalg.norm(e)
+        f = _cross(n, e)
+        eu, ev = (quad[1] - quad[0]) / w, (quad[3] - quad[0]) / length
+        d0 = quad[0] - centre
+        xs = np.arange(w, dtype=np.float32) + 0.5
+        ys = np.arange(length, dtype=np.float32)[:, None] + 0.5
+        along = float(d0 @ e) + xs * float(eu @ e) + ys * float(ev @ e)
+        across = float(d0 @ f) + xs * float(eu @ f) + ys * float(ev @ f)
+        g = np.exp(-0.5 * ((across / self.width) ** 2 + (along / self.length) ** 2)) * self.strength
+        return g.astype(np.float32) if g.max() > 0.01 else None
+
+
+def _lit(sprite: Sprite, gain: float, spec: float, streak: np.ndarray | None) -> np.ndarray:
+    """The sprite under the scene's light: Lambert gain, specular sheen and a glossy streak, done
+    on the small sprite rather than on its footprint in the picture."""
+    rgb = sprite.rgba[..., :3].astype(np.float32) * gain + spec * 255
+    if streak is not None:
+        rgb += streak[..., None] * 255
+    return np.dstack([np.clip(rgb, 0, 255).astype(np.uint8), sprite.rgba[..., 3]])
+
+
+def _paint_sprite(canvas: np.ndarray, idbuf: np.ndarray, sprite: Sprite, rgba: np.ndarray, uv: np.ndarray,
+                  ident: int) -> np.ndarray | None:
+    """Warp a lit face sprite (`rgba`, the size of `sprite`) onto its projected quad, only over the
+    quad's bounding box; returns the sprite -> canvas homography (for pips)."""
     ch, cw = canvas.shape[:2]
     x0, y0 = np.maximum(np.floor(uv.min(0)).astype(int) - 1, 0)
     x1, y1 = np.minimum(np.ceil(uv.max(0)).astype(int) + 2, [cw, ch])
@@ -554,12 +629,11 @@ def _paint_sprite(canvas: np.ndarray, idbuf: np.ndarray, sprite: Sprite, uv: np.
     if x1 <= x0 or y1 <= y0:
         return hm
     T = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], np.float64)
-    patch = cv2.warpPerspective(sprite.rgba, T @ hm, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
+    patch = cv2.warpPerspective(rgba, T @ hm, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
                                 borderMode=cv2.BORDER_CONSTANT)
-    a = patch[..., 3:4].astype(np.float32) * (1 / 255)
-    rgb = patch[..., :3].astype(np.float32) * gain + spec * 255
+    a = patch[..., 3].astype(np.float32)
     roi = canvas[y0:y1, x0:x1]
-    roi[:] = np.clip(roi * (1 - a) + rgb * a, 0, 255).astype(np.uint8)
+    roi[:] = cv2.blendLinear(np.ascontiguousarray(patch[..., :3]), roi, a, 255 - a)
     cv2.fillConvexPoly(idbuf, np.round(uv).astype(np.int32), ident)
     return hm
 
@@ -575,40 +649,63 @@ class DrawnFace:
 
 
 def draw_boxes(rng: np.random.Generator, canvas: np.ndarray, idbuf: np.ndarray, cam: PinholeCamera,
-               boxes: list[Box], style: TileStyle, lights: Lights) -> dict[int, DrawnFace]:
-    """Painter's algorithm: stacks and tiles far to near, lower levels first; per box its walls,
-    then the broad face it shows (a convex box's visible faces never overlap each other)."""
+               boxes: list[Box], style: TileStyle, lights: Lights, gloss: Gloss | None = None,
+               all_corners: np.ndarray | None = None, props: list[Prop] | None = None) -> dict[int, DrawnFace]:
+    """Painter's algorithm: stacks, tiles and props (racks) far to near, lower levels first; per box
+    its walls, then the broad face it shows (a convex box's visible faces never overlap each other).
+    `all_corners`: the boxes' (N, 8, 3) corners when the caller has them already."""
     ch, cw = canvas.shape[:2]
     body = np.array(style.body, np.float64) * rng.uniform(0.85, 1.0)
     back_body = np.array(style.back_rgb, np.float64)
+    if all_corners is None:
+        all_corners = np.array([b.corners() for b in boxes]).reshape(-1, 8, 3)
+    uv_boxes, z_boxes = cam.project(all_corners.reshape(-1, 3))
+    uv_boxes, z_boxes = uv_boxes.reshape(-1, 8, 2), z_boxes.reshape(-1, 8)
+
+    props = props or []
+    n = len(boxes)
+
     def depth(i: int) -> tuple[float, int]:
         # a stack is drawn where its bottom tile is, bottom up, so jitter cannot reorder its levels
+        if i >= n:
+            p = props[i - n]
+            anchor = np.array([*(p.anchor if p.anchor is not None else p.centre)[:2], 0.0])
+            return -float(np.linalg.norm(anchor - cam.C)), p.level
         b = boxes[i]
         anchor = np.array([*(b.base if b.base is not None else b.centre[:2]), 0.0])
         return -float(np.linalg.norm(anchor - cam.C)), b.level
 
-    order = sorted(range(len(boxes)), key=depth)
-    light2d = (-0.6, -0.8)
-    back_cache: dict[int, Sprite] = {}
+    order = sorted(range(n + len(props)), key=depth)
+    for_props = {}
+    if props:
+        puv, pz = cam.project(np.array([p.corners() for p in props]).reshape(-1, 3))
+        for_props = {j: (puv[8 * j:8 * j + 8], pz[8 * j:8 * j + 8]) for j in range(len(props))}
+    sprites = FaceSprites(style, rng, (-0.6, -0.8))
     drawn: dict[int, DrawnFace] = {}
     for i in order:
+        if i >= n:
+            uv_p, z_p = for_props[i - n]
+            if (z_p > 0.05).all():
+                draw_prop(canvas, idbuf, uv_p, props[i - n], cam.C, lights.shade)
+            continue
         box = boxes[i]
-        corners = box.corners()
-        uv_all, z = cam.project(corners)
+        corners, uv_all, z = all_corners[i], uv_boxes[i], z_boxes[i]
         if (z <= 0.05).any():
             continue
-        px = float(np.linalg.norm(uv_all[0] - uv_all[1]))  # tile width on the canvas
+        px = math.hypot(*(uv_all[0] - uv_all[1]))  # tile width on the canvas
         if uv_all[:, 0].max() < 0 or uv_all[:, 1].max() < 0 or uv_all[:, 0].min() > cw or uv_all[:, 1].min() > ch:
             continue
         edge_w = 1 if px < 60 else 2
-        top_mid = corners[:4].mean(0)
-        for k in range(4):  # the walls, from the corners already projected
+        # the walls, from the corners already projected: outward normals and centres of all four at once
+        top, bottom = corners[:4], corners[4:]
+        edge_mid = (top + top[NEXT]) / 2
+        normals = edge_mid - top.mean(0)
+        normals /= np.sqrt((normals ** 2).sum(1))[:, None] + 1e-9
+        mids = (edge_mid + (bottom + bottom[NEXT]) / 2) / 2
+        facing = ((cam.C - mids) * normals).sum(1) > 0
+        for k in np.nonzero(facing)[0]:
             idx = [k, (k + 1) % 4, (k + 1) % 4 + 4, k + 4]
-            mid = corners[idx].mean(0)
-            nrm = (corners[k] + corners[(k + 1) % 4]) / 2 - top_mid
-            nrm /= np.linalg.norm(nrm) + 1e-9
-            if float(nrm @ (cam.C - mid)) <= 0:
-                continue
+            nrm, mid = normals[k], mids[k]
             col = body * lights.shade(nrm) * (1 + lights.specular(nrm, cam.C - mid))
             edge = tuple((col * 0.7).tolist()) if px > 14 else None
             _paint_poly(canvas, idbuf, uv_all[idx], tuple(np.clip(col, 0, 255).tolist()), ID_OTHER + i, edge, edge_w)
@@ -617,19 +714,16 @@ def draw_boxes(rng: np.random.Generator, canvas: np.ndarray, idbuf: np.ndarray, 
         quad = corners[quad_idx]
         nrm = -box.n if back else box.n
         uv = uv_all[quad_idx]
-        seen = max(np.linalg.norm(uv[1] - uv[0]), np.linalg.norm(uv[2] - uv[1]) / box.length)
+        seen = max(math.hypot(*(uv[1] - uv[0])), math.hypot(*(uv[2] - uv[1])) / box.length)
         wpx = int(np.clip(8 * round(seen / 8), 16, 96))
-        if back:
-            sprite = back_cache.get(wpx) or draw_tile(style, box.a, box.b, wpx, rng, True, light2d)
-            back_cache[wpx] = sprite
-        else:
-            sprite = draw_tile(style, box.a, box.b, wpx, rng, False, light2d)
+        sprite = sprites.get(box.a, box.b, wpx, back)
         gain = lights.shade(nrm)
         spec = lights.specular(nrm, cam.C - quad.mean(0))
+        streak = gloss.streak(quad, nrm, cam.C, lights.dirs[0], sprite.width, sprite.length) if gloss else None
         # under the sprite's rounded corners: the rounded plastic edge, a little darker than the face
         under_col = np.clip((back_body if back else body) * gain * 0.8, 0, 255)
         cv2.fillConvexPoly(canvas, np.round(uv * 16).astype(np.int32), tuple(under_col.tolist()), cv2.LINE_AA, 4)
-        hm = _paint_sprite(canvas, idbuf, sprite, uv, gain, spec, i)
+        hm = _paint_sprite(canvas, idbuf, sprite, _lit(sprite, gain, spec, streak), uv, i)
         if px > 14:
             edge_col = tuple(((back_body if back else body) * gain * 0.75).tolist())
             cv2.polylines(canvas, [np.round(uv * 16).astype(np.int32)], True, edge_col, 1, cv2.LINE_AA, 4)
@@ -654,9 +748,24 @@ def lens_maps(cam: PinholeCamera, step: int = 8) -> np.ndarray:
     return np.ascontiguousarray(full)  # (H, W, 2) float32: x and y in one map
 
 
-def photo_effects(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
+NOISE_UNIT = 16.0
+"""The noise bank's standard deviation, in int16 steps (fine enough to scale down to sigma 1)."""
+_bank: list[np.ndarray] = []
+
+
+def _noise_bank(side: int = 1024) -> np.ndarray:
+    """Gaussian noise drawn once per process from a fixed seed: a scene cuts its noise from a
+    random place in it, which costs a fraction of drawing a frame of Gaussian numbers."""
+    if not _bank:
+        g = np.random.default_rng(np.random.SeedSequence([7151, side]))
+        _bank.append((g.standard_normal((side, side, 3), np.float32) * NOISE_UNIT).astype(np.int16))
+    return _bank[0]
+
+
+def photo_effects(rng: np.random.Generator, img: np.ndarray) -> tuple[np.ndarray, bytes]:
     """Light falloff, white balance, blur, noise, exposure and JPEG: the flat renderer's camera
-    effects, restructured around lookup tables and integer maths so a frame costs milliseconds."""
+    effects, restructured around lookup tables and integer maths so a frame costs milliseconds.
+    Returns the decoded photo and its JPEG file."""
     h, w = img.shape[:2]
     temp = rng.uniform(-0.15, 0.15)
     wb = np.array([1 + temp, 1.0, 1 - temp], np.float32) * rng.uniform(0.88, 1.12, 3).astype(np.float32)  # BGR
@@ -668,23 +777,33 @@ def photo_effects(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
         out = motion_blur(out, k, rng.uniform(0, 180))
     if rng.random() < 0.3:  # small sensors and webcams: resolution lost, then scaled up
         f = rng.uniform(0.35, 0.8)
-        small = cv2.resize(out, (max(8, int(w * f)), max(8, int(h * f))), interpolation=cv2.INTER_AREA)
+        # bilinear, not area, shrinking: area resampling at a fractional scale costs tens of ms a frame,
+        # and the aliasing it avoids is what cheap sensors show anyway
+        small = cv2.resize(out, (max(8, int(w * f)), max(8, int(h * f))), interpolation=cv2.INTER_LINEAR)
         out = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
     # white balance, gamma, contrast and exposure in one per-channel lookup table
     x = np.clip(np.arange(256, dtype=np.float32)[:, None] * wb[None, :], 0, 255) / 255
     lut = 255 * x ** rng.uniform(0.8, 1.25)
     lut = (lut - 128) * rng.uniform(0.8, 1.15) + 128 + rng.uniform(-20, 20)
     out = cv2.LUT(out, np.clip(lut, 0, 255).astype(np.uint8).reshape(1, 256, 3))
-    if rng.random() < 0.7:
+    if rng.random() < 0.7:  # sensor noise in 2x2 blocks, cut from the process's bank of noise
         sigma = rng.uniform(1, 8)
-        noise = np.empty((h // 2, w // 2, 3), np.int16)
-        cv2.setRNGSeed(int(rng.integers(0, 2**31 - 1)))
-        cv2.randn(noise, (0, 0, 0), (sigma,) * 3)
+        bank = _noise_bank()
+        nh, nw = h // 2, w // 2
+        if nh <= bank.shape[0] and nw <= bank.shape[1]:
+            oy, ox = rng.integers(0, bank.shape[0] - nh + 1), rng.integers(0, bank.shape[1] - nw + 1)
+            noise = bank[oy:oy + nh, ox:ox + nw]
+            scale = sigma / NOISE_UNIT
+        else:
+            noise = np.empty((nh, nw, 3), np.int16)
+            cv2.setRNGSeed(int(rng.integers(0, 2**31 - 1)))
+            cv2.randn(noise, (0, 0, 0), (sigma,) * 3)
+            scale = 1.0
         noise = cv2.resize(noise, (w, h), interpolation=cv2.INTER_NEAREST)
-        out = cv2.add(out, noise, dtype=cv2.CV_8U)
+        out = cv2.addWeighted(out, 1.0, noise, scale, 0, dtype=cv2.CV_8U)
     q = int(rng.integers(40, 96))
     _, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, q])
-    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR), buf.tobytes()
 
 
 # ---------------------------------------------------------------------------- labels
@@ -698,9 +817,11 @@ def _labels(cam: PinholeCamera, boxes: list[Box], drawn: dict[int, DrawnFace], i
     under = {j for j, b in enumerate(boxes) for o in boxes if o.group == "stack" and b.group == "stack"
              and o.level == b.level + 1 and np.linalg.norm(o.centre[:2] - b.centre[:2]) < 0.5}
     out: list[TileLabel3D] = []
-    for i, box in enumerate(boxes):
-        if i not in drawn:
-            continue
+    order = [i for i in range(len(boxes)) if i in drawn]
+    # every label's corners through the lens in one call: the lens inverts by iteration, per call
+    bent = cam.canvas_to_image(np.concatenate([drawn[i].uv for i in order])).astype(np.float32) if order else None
+    for n_done, i in enumerate(order):
+        box = boxes[i]
         d = drawn[i]
         pose, back = pose_of(box, cam.C, i in under)
         area = abs(cv2.contourArea(d.uv.astype(np.float32)))
@@ -713,7 +834,7 @@ def _labels(cam: PinholeCamera, boxes: list[Box], drawn: dict[int, DrawnFace], i
                 hit &= frame_mask[y0:y1, x0:x1] > 0
             seen = int(hit.sum())
         visible = min(1.0, seen / area) if area > 1 else 0.0
-        corners = cam.canvas_to_image(d.uv).astype(np.float32)
+        corners = bent[4 * n_done:4 * n_done + 4]
         pts, hidden = [], 0
         if not back and d.hm is not None and d.sprite.pips:
             sp = np.array(d.sprite.pips, np.float64)
@@ -721,13 +842,14 @@ def _labels(cam: PinholeCamera, boxes: list[Box], drawn: dict[int, DrawnFace], i
             p = cv2.perspectiveTransform(both.reshape(-1, 1, 2), d.hm).reshape(-1, 2)
             q = cam.canvas_to_image(p)
             k = len(sp)
-            for j, (x, y, r, half) in enumerate(d.sprite.pips):
-                ix, iy = int(p[j, 0]), int(p[j, 1])
-                ok = 0 <= ix < cw and 0 <= iy < ch and idbuf[iy, ix] == i
-                if ok and 0 <= q[j, 0] < W and 0 <= q[j, 1] < H:
-                    pts.append((float(q[j, 0]), float(q[j, 1]), float(np.linalg.norm(q[j + k] - q[j])), half))
-                else:
-                    hidden += 1
+            ix, iy = p[:k, 0].astype(int), p[:k, 1].astype(int)  # truncation, as the pixel a pip centre is in
+            inside = (ix >= 0) & (ix < cw) & (iy >= 0) & (iy < ch)
+            on_top = np.zeros(k, bool)
+            on_top[inside] = idbuf[iy[inside], ix[inside]] == i
+            ok = on_top & (q[:k, 0] >= 0) & (q[:k, 0] < W) & (q[:k, 1] >= 0) & (q[:k, 1] < H)
+            radii = np.hypot(*(q[k:] - q[:k]).T)
+            pts = [(float(q[j, 0]), float(q[j, 1]), float(radii[j]), d.sprite.pips[j][3]) for j in np.nonzero(ok)[0]]
+            hidden = int(k - ok.sum())
         elif not back:
             hidden = box.a + box.b
         out.append(TileLabel3D(i, (box.a, box.b), corners, back, pts, hidden, visible, box.node,
@@ -746,27 +868,34 @@ class World:
     set_max: int
     arrangement: str
     extras: dict = field(default_factory=dict)
+    props: list[Prop] = field(default_factory=list)
 
 
 def render_world(rng: np.random.Generator, world: World, size: tuple[int, int], kind: str,
                  low: bool = False, hands: int = 0, clutter: int = 0, cam_params: dict | None = None,
-                 effects: bool = True) -> Scene:
+                 effects: bool = True, lights: Lights | None = None) -> Scene:
     """Photograph a world: fit a random camera to it, draw table, shadows, tiles, a hand, the lens.
     `cam_params`: as `random_camera_3d` returns (drawn when None); `effects` False leaves out the
-    sensor and JPEG effects, for checks that compare exact colours."""
+    sensor and JPEG effects, for checks that compare exact colours; `lights` fixes the lighting
+    (drawn when None)."""
     W, H = size
     params = cam_params or random_camera_3d(rng, size, low)
     pts = np.vstack([b.corners() for b in world.boxes]) if world.boxes else np.zeros((1, 3))
     cam = fit_camera(rng, size, params, pts, float(rng.uniform(0.55, 0.95)))
-    lights = random_lights(rng)
-    canvas = draw_table(rng, cam, pts.mean(0), clutter)
+    lights = lights or random_lights(rng)
+    corners = pts.reshape(-1, 8, 3) if world.boxes else np.zeros((0, 8, 3))
+    prop_corners = np.array([p.corners() for p in world.props]).reshape(-1, 8, 3)
+    shadows = CastShadows.draw(rng, np.concatenate([corners, prop_corners]), lights.dirs, lights.power,
+                               n_tiles=len(corners))
+    canvas = draw_table(rng, cam, pts.mean(0), clutter, shadows)
     cw, ch = cam.canvas_size
     # a tile's width on the canvas at the middle of the scene sets shadow softness and hand size
     mid_uv, _ = cam.project(np.array([pts.mean(0), pts.mean(0) + [1, 0, 0]]))
     tile_px = float(np.linalg.norm(mid_uv[1] - mid_uv[0]))
-    cast_shadows(rng, canvas, cam, world.boxes, lights.dirs[0], tile_px)
     idbuf = np.full((ch, cw), -1, np.int32)
-    drawn = draw_boxes(rng, canvas, idbuf, cam, world.boxes, world.style, lights)
+    gloss = random_gloss(rng, lights)
+    drawn = draw_boxes(rng, canvas, idbuf, cam, world.boxes, world.style, lights, gloss, corners, world.props)
+    shadows.on_tiles(canvas, idbuf, cam.project, tile_px, ID_OTHER)
     for _ in range(hands):
         hx, hy = rng.uniform(0.1, 0.9) * cw, rng.uniform(0.5, 1.0) * ch
         mask = np.zeros((ch, cw), np.uint8)
@@ -785,11 +914,12 @@ def render_world(rng: np.random.Generator, world: World, size: tuple[int, int], 
         img = canvas
     tiles = _labels(cam, world.boxes, drawn, idbuf, frame_mask)
     img = cv2.cvtColor(img, cv2.COLOR_RGB2BGR)
+    jpeg = None
     if effects:
-        img = photo_effects(rng, img)  # RGB canvas -> BGR photo
+        img, jpeg = photo_effects(rng, img)
     meta = {"camera": cam.to_dict(), "arrangement": world.arrangement, **world.extras,
             "lights": len(lights.dirs), "thickness": round(float(world.boxes[0].thick), 3) if world.boxes else None}
-    return Scene(img, list(tiles), kind, world.set_max, meta=meta)
+    return Scene(img, list(tiles), kind, world.set_max, meta=meta, jpeg=jpeg)
 
 
 def _thickness(rng: np.random.Generator) -> float:
@@ -809,7 +939,7 @@ def render_hand3d(rng: np.random.Generator, size: tuple[int, int] = (1280, 960),
     az = np.radians(params["azimuth"])
     toward = -np.array([np.cos(az), np.sin(az), 0.0])
     arr = arrange_3d(rng, values, style.ratio, _thickness(rng), toward)
-    world = World(arr.boxes, style, set_max, arr.style, arr.extras)
+    world = World(arr.boxes, style, set_max, arr.style, arr.extras, arr.props)
     return render_world(rng, world, size, "hand3d", steep, hands=int(rng.random() < 0.1),
                         clutter=int(rng.integers(0, 4)) if rng.random() < 0.35 else 0, cam_params=params)
 

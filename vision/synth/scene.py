@@ -71,6 +71,9 @@ class Scene:
     set_max: int
     layout: dict | None = None
     meta: dict = field(default_factory=dict)
+    jpeg: bytes | None = None
+    """`image` as the simulated camera already encoded it, where it did: written out as is, since
+    encoding it again costs time and adds a second round of artefacts."""
 
     def to_dict(self) -> dict:
         h, w = self.image.shape[:2]

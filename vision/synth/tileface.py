@@ -192,6 +192,18 @@ def _rounded_rect_mask(h: int, w: int, r: int, inset: int = 0) -> np.ndarray:
 def draw_tile(style: TileStyle, a: int, b: int, w: int, rng: np.random.Generator,
               face_down: bool = False, light_dir: tuple[float, float] = (-0.6, -0.8)) -> Sprite:
     """Render tile a|b (a at the top) `w` pixels wide."""
+    img, outer, w, length = _blank(style, w, rng, face_down, light_dir)
+    pips: list[tuple[float, float, float, int]] = []
+    if not face_down:
+        _draw_divider(img, style, rng)
+        pips = _draw_values(img, style, a, b, light_dir)
+    return _finish(img, outer, w, length, pips)
+
+
+def _blank(style: TileStyle, w: int, rng: np.random.Generator, face_down: bool,
+           light_dir: tuple[float, float]) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """The supersampled face or back without divider and pips: body, light gradient, grain,
+    bevel (and a back's pattern); returns the float canvas, its outline mask, width, length."""
     w = max(8, int(w))
     length = int(round(w * style.ratio))
     W, L = w * SS, length * SS
@@ -214,7 +226,6 @@ def draw_tile(style: TileStyle, a: int, b: int, w: int, rng: np.random.Generator
         rim = cv2.GaussianBlur((outer > 0).astype(np.float32) - (inner > 0).astype(np.float32), (0, 0), bevel * 0.6 + 0.5)
         img *= (1.0 - 0.25 * np.clip(rim, 0, 1))[..., None]
 
-    pips: list[tuple[float, float, float, int]] = []
     if face_down:
         c = (body * 0.8).tolist()
         if style.back_pattern == "ring":
@@ -224,42 +235,120 @@ def draw_tile(style: TileStyle, a: int, b: int, w: int, rng: np.random.Generator
                 cv2.circle(img, (W // 2, int(L * yv)), int(W * 0.07), c, -1, cv2.LINE_AA)
         elif style.back_pattern == "stripe":
             cv2.line(img, (int(W * 0.2), int(L * 0.15)), (int(W * 0.8), int(L * 0.85)), c, max(1, W // 25), cv2.LINE_AA)
-    else:
-        half = L / 2.0
-        bar_t = max(SS, int(style.bar_frac * L))
-        inset = int(style.bar_inset * W)
-        y0 = int(half - bar_t / 2)
-        if style.bar_round:  # moulded bars have rounded ends, which look like dots to a naive reader
-            r_cap = bar_t // 2
-            cv2.line(img, (inset + r_cap, y0 + r_cap), (W - 1 - inset - r_cap, y0 + r_cap), style.bar_rgb,
-                     max(1, bar_t), cv2.LINE_AA)
-        else:
-            cv2.rectangle(img, (inset, y0), (W - 1 - inset, y0 + bar_t), style.bar_rgb, -1, cv2.LINE_AA)
-        if style.stud:
-            sr = max(SS, int(W * rng.uniform(0.05, 0.09)))
-            cv2.circle(img, (W // 2, int(half)), sr, style.stud_rgb, -1, cv2.LINE_AA)
-            cv2.circle(img, (W // 2 - sr // 3, int(half) - sr // 3), max(1, sr // 3), (255, 255, 240), -1, cv2.LINE_AA)
-        for hi, value in enumerate((a, b)):
-            side = min(W, half - bar_t / 2)  # the half's square pip field
-            m = style.margin * side
-            x_off = (W - side) / 2
-            y_off = 0.0 if hi == 0 else half + bar_t / 2
-            y_off += (half - bar_t / 2 - side) / 2
-            r = pip_radius_factor(value) * style.pip_scale * side
-            r = min(r, 0.5 * MAX_FILL * nearest_pip_distance(value, style.layout_style, style.transpose)
-                    * (side - 2 * m))
-            colour = np.array(style.pip_colours[value], np.float32)
-            for u, v in pip_layout(value, style.layout_style, style.transpose):
-                if hi == 1:  # the bottom half is the top half turned 180 degrees
-                    u, v = 1 - u, 1 - v
-                px = x_off + m + u * (side - 2 * m)
-                py = y_off + m + v * (side - 2 * m)
-                _draw_pip(img, px, py, r, colour, style, light_dir)
-                pips.append((px / SS, py / SS, r / SS, hi))
+    return img, outer, w, length
 
+
+def _draw_divider(img: np.ndarray, style: TileStyle, rng: np.random.Generator) -> None:
+    """The bar between the halves, and the brass stud on it if the set has one."""
+    L, W = img.shape[:2]
+    half = L / 2.0
+    bar_t = max(SS, int(style.bar_frac * L))
+    inset = int(style.bar_inset * W)
+    y0 = int(half - bar_t / 2)
+    if style.bar_round:  # moulded bars have rounded ends, which look like dots to a naive reader
+        r_cap = bar_t // 2
+        cv2.line(img, (inset + r_cap, y0 + r_cap), (W - 1 - inset - r_cap, y0 + r_cap), style.bar_rgb,
+                 max(1, bar_t), cv2.LINE_AA)
+    else:
+        cv2.rectangle(img, (inset, y0), (W - 1 - inset, y0 + bar_t), style.bar_rgb, -1, cv2.LINE_AA)
+    if style.stud:
+        sr = max(SS, int(W * rng.uniform(0.05, 0.09)))
+        cv2.circle(img, (W // 2, int(half)), sr, style.stud_rgb, -1, cv2.LINE_AA)
+        cv2.circle(img, (W // 2 - sr // 3, int(half) - sr // 3), max(1, sr // 3), (255, 255, 240), -1, cv2.LINE_AA)
+
+
+def _divider_rows(L: int, style: TileStyle) -> tuple[int, int]:
+    """Supersampled rows where the bar begins and ends (the halves' pips stay outside them)."""
+    bar_t = max(SS, int(style.bar_frac * L))
+    y0 = int(L / 2.0 - bar_t / 2)
+    return y0, y0 + bar_t
+
+
+def _draw_half(img: np.ndarray, style: TileStyle, value: int, hi: int,
+               light_dir: tuple[float, float]) -> list[tuple[float, float, float, int]]:
+    """One half's pips (`hi` 0 top, 1 bottom) on a supersampled face; returns their centres and
+    radii in sprite pixels."""
+    L, W = img.shape[:2]
+    half = L / 2.0
+    bar_t = max(SS, int(style.bar_frac * L))
+    side = min(W, half - bar_t / 2)  # the half's square pip field
+    m = style.margin * side
+    x_off = (W - side) / 2
+    y_off = 0.0 if hi == 0 else half + bar_t / 2
+    y_off += (half - bar_t / 2 - side) / 2
+    r = pip_radius_factor(value) * style.pip_scale * side
+    r = min(r, 0.5 * MAX_FILL * nearest_pip_distance(value, style.layout_style, style.transpose) * (side - 2 * m))
+    colour = np.array(style.pip_colours[value], np.float32)
+    pips = []
+    for u, v in pip_layout(value, style.layout_style, style.transpose):
+        if hi == 1:  # the bottom half is the top half turned 180 degrees
+            u, v = 1 - u, 1 - v
+        px = x_off + m + u * (side - 2 * m)
+        py = y_off + m + v * (side - 2 * m)
+        _draw_pip(img, px, py, r, colour, style, light_dir)
+        pips.append((px / SS, py / SS, r / SS, hi))
+    return pips
+
+
+def _draw_values(img: np.ndarray, style: TileStyle, a: int, b: int,
+                 light_dir: tuple[float, float]) -> list[tuple[float, float, float, int]]:
+    """Both halves' pips on a supersampled face; returns their centres and radii in sprite pixels."""
+    return _draw_half(img, style, a, 0, light_dir) + _draw_half(img, style, b, 1, light_dir)
+
+
+def _finish(img: np.ndarray, outer: np.ndarray | None, w: int, length: int,
+            pips: list[tuple[float, float, float, int]], alpha: np.ndarray | None = None) -> Sprite:
+    """Shrink the supersampled canvas to the sprite (the anti-aliasing) and attach the outline."""
     out = cv2.resize(np.clip(img, 0, 255), (w, length), interpolation=cv2.INTER_AREA).astype(np.uint8)
-    alpha = cv2.resize(outer, (w, length), interpolation=cv2.INTER_AREA)
+    if alpha is None:
+        alpha = cv2.resize(outer, (w, length), interpolation=cv2.INTER_AREA)
     return Sprite(np.dstack([out, alpha]), pips, w, length)
+
+
+class FaceSprites:
+    """One scene's sprites of one set, drawn at a few quantised widths. The blank face (body,
+    grain, bevel, divider, stud) and the back are drawn once per width, and each half once per
+    value and width; a tile's sprite is its blank with its two halves' rows pasted in. A real
+    set's tiles share all of that, and a table shows the same values many times over."""
+
+    def __init__(self, style: TileStyle, rng: np.random.Generator, light_dir: tuple[float, float] = (-0.6, -0.8)):
+        self.style, self.rng, self.light_dir = style, rng, light_dir
+        self._blanks: dict[tuple[int, bool], tuple[np.ndarray, Sprite]] = {}
+        self._halves: dict[tuple[int, int, int], tuple[np.ndarray, list]] = {}
+
+    def _blank(self, w: int, back: bool) -> tuple[np.ndarray, Sprite]:
+        """The supersampled blank and its finished sprite."""
+        key = (w, back)
+        if key not in self._blanks:
+            img, outer, w2, length = _blank(self.style, w, self.rng, back, self.light_dir)
+            if not back:
+                _draw_divider(img, self.style, self.rng)
+            self._blanks[key] = (img, _finish(img, outer, w2, length, []))
+        return self._blanks[key]
+
+    def _half(self, value: int, hi: int, w: int) -> tuple[np.ndarray, list]:
+        """A half's rows of the finished sprite (its pips drawn) and the pips."""
+        key = (value, hi, w)
+        if key not in self._halves:
+            img, blank = self._blank(w, False)
+            img = img.copy()
+            pips = _draw_half(img, self.style, value, hi, self.light_dir)
+            done = _finish(img, None, blank.width, blank.length, pips, blank.rgba[..., 3])
+            y0, y1 = _divider_rows(img.shape[0], self.style)
+            rows = slice(0, y0 // SS) if hi == 0 else slice(-(-y1 // SS), blank.length)
+            self._halves[key] = (done.rgba[rows], pips)
+        return self._halves[key]
+
+    def get(self, a: int, b: int, w: int, back: bool) -> Sprite:
+        ss, blank = self._blank(w, back)
+        if back:
+            return blank
+        top, pips0 = self._half(a, 0, w)
+        bottom, pips1 = self._half(b, 1, w)
+        rgba = blank.rgba.copy()
+        rgba[:len(top)] = top
+        rgba[len(rgba) - len(bottom):] = bottom
+        return Sprite(rgba, pips0 + pips1, blank.width, blank.length)
 
 
 def _draw_pip(img: np.ndarray, x: float, y: float, r: float, colour: np.ndarray, style: TileStyle,
