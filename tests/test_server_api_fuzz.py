@@ -71,6 +71,37 @@ def test_the_document_declares_the_error_shape_everywhere(fuzz, tmp_path):
                     {"$ref": "#/components/schemas/Error"}, (method, path, status)
 
 
+NOT_JSON = {"GET /api/v1/live/evidence/{session}/{name}"}
+"""Operations whose answer is not JSON (an evidence image)."""
+
+
+def test_every_json_operation_declares_the_shape_of_its_answer(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from service.app import create_app
+    from service.deps import Settings
+
+    with TestClient(create_app(Settings(db_path=tmp_path / "g.sqlite3")), base_url="http://127.0.0.1:8000") as c:
+        doc = c.get("/openapi.json").json()
+    schemas = doc["components"]["schemas"]
+    checked = set()
+    for path, operations in doc["paths"].items():
+        for method, op in operations.items():
+            name = f"{method.upper()} {path}"
+            if not path.startswith("/api/v1/") or name in NOT_JSON:
+                continue
+            statuses = [s for s in ("200", "201") if s in op["responses"]]
+            assert statuses, name
+            for status in statuses:
+                schema = op["responses"][status].get("content", {}).get("application/json", {}).get("schema", {})
+                shape = schemas[schema["$ref"].rsplit("/", 1)[1]] if "$ref" in schema else schema
+                assert shape.get("properties"), (name, status, schema)
+                assert all(p.get("description") for p in shape["properties"].values()), (name, status)
+            checked.add(name)
+    assert {"POST /api/v1/score", "POST /api/v1/audit", "GET /api/v1/games/{game_id}/sheet", "POST /api/v1/replay",
+            "GET /api/v1/health", "GET /api/v1/players/stats", "POST /api/v1/blocked"} <= checked
+
+
 def test_generated_requests_over_every_operation_get_declared_answers_under_500(fuzz, tmp_path):
     shm = Path("/dev/shm")
     scratch = Path(tempfile.mkdtemp(prefix="fuzz-", dir=shm if shm.is_dir() else tmp_path))

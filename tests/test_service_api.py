@@ -169,6 +169,22 @@ def test_correcting_a_tile_is_stored_and_the_score_recomputed(app, client):
     assert hand["score"] == 50 and [c["tile_id"] for c in hand["corrections"]] == [1, 0]
 
 
+def test_an_answer_is_the_dictionary_built_whatever_its_model_names(app, client, monkeypatch):
+    """The answer models document and check; they neither add a key the hand lacks (an uncorrected
+    tile has no `read_pips`), nor drop one they do not name (it follows the named ones)."""
+    hand_id = _store_hand(app, [(6, 4), (3, 2)])
+    client.patch(f"/api/v1/hands/{hand_id}/tiles/1", json={"pips": [2, 2]})
+    built = app.state.store.get_hand(hand_id)
+    plain, fixed = client.get(f"/api/v1/hands/{hand_id}").json()["tiles"]
+    assert list(plain) == list(built["tiles"][0]) and "read_pips" not in plain and "notes" not in plain
+    assert list(fixed) == list(built["tiles"][1]) and fixed["corrected"] is True
+    store = app.state.store
+    real = store.get_hand
+    monkeypatch.setattr(store, "get_hand", lambda h, conn=None: {**real(h, conn), "later": {"x": [1e-05]}})
+    r = client.get(f"/api/v1/hands/{hand_id}")
+    assert r.status_code == 200 and r.text.endswith('"later":{"x":[1e-05]}}')
+
+
 def test_a_correction_outside_the_set_or_of_a_missing_tile_is_refused(app, client):
     hand_id = _store_hand(app, [(6, 4)], set_max=6)
     _assert_error(client.patch(f"/api/v1/hands/{hand_id}/tiles/0", json={"pips": [9, 1]}), 422, "invalid")

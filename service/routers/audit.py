@@ -11,13 +11,15 @@ from types import ModuleType
 from typing import Any
 
 from fastapi import APIRouter, Depends, File, Form, Query, UploadFile
+from fastapi.responses import JSONResponse
 
 from engine import HouseRules
 
 from ..deps import ApiError, RecognitionSlots, get_recognizer, get_slots
+from ..schemas import Audit
 from .common import RULES_HELP, check_set, jpeg_data_url, read_upload, require_multipart
 
-router = APIRouter(prefix="/api/v1", tags=["audit"])
+router = APIRouter(prefix="/api/v1", tags=["audit"], default_response_class=JSONResponse)
 
 
 def layout_module() -> ModuleType | None:
@@ -53,7 +55,8 @@ def audit_drawer(layout: ModuleType):
     return None
 
 
-@router.post("/audit", dependencies=[Depends(require_multipart)])
+@router.post("/audit", dependencies=[Depends(require_multipart)], response_model=Audit,
+             response_model_exclude_unset=True)
 def audit_photo(
     photo: UploadFile = File(..., description="a photo of the table, from above"),
     house_rules: str | None = Form(None, description=RULES_HELP),

@@ -8,12 +8,14 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Depends
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from ..db import GameStore
 from ..deps import get_store
+from ..schemas import Hand
 
-router = APIRouter(prefix="/api/v1/hands", tags=["hands"])
+router = APIRouter(prefix="/api/v1/hands", tags=["hands"], default_response_class=JSONResponse)
 
 
 class TileCorrection(BaseModel):
@@ -22,13 +24,13 @@ class TileCorrection(BaseModel):
     )
 
 
-@router.get("/{hand_id}")
+@router.get("/{hand_id}", response_model=Hand, response_model_exclude_unset=True)
 def get_hand(hand_id: str, store: GameStore = Depends(get_store)) -> dict[str, Any]:
     """The hand as it stands: tiles (corrections applied, `read_pips` shows what was read), total and score."""
     return store.get_hand(hand_id)
 
 
-@router.patch("/{hand_id}/tiles/{tile_id}")
+@router.patch("/{hand_id}/tiles/{tile_id}", response_model=Hand, response_model_exclude_unset=True)
 def correct_tile(hand_id: str, tile_id: int, body: TileCorrection,
                  store: GameStore = Depends(get_store)) -> dict[str, Any]:
     """Fix one misread tile; answers the whole hand with the new total and score."""

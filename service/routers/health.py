@@ -12,15 +12,17 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Depends
+from fastapi.responses import JSONResponse
 
 from ..db import GameStore, StoreUnavailable
 from ..deps import Settings, get_settings, get_store
+from ..schemas import Health
 from .audit import layout_module
 
-router = APIRouter(prefix="/api/v1", tags=["health"])
+router = APIRouter(prefix="/api/v1", tags=["health"], default_response_class=JSONResponse)
 
 
-@router.get("/health")
+@router.get("/health", response_model=Health, response_model_exclude_unset=True)
 def health(store: GameStore = Depends(get_store), settings: Settings = Depends(get_settings)) -> dict[str, Any]:
     """Cheap enough to poll: a few file checks and one small read of the database, never the models."""
     from vision.recognize import DETECTOR_FILE, PIPS_FILE, models_dir

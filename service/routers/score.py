@@ -9,17 +9,20 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Depends, File, Form, Query, UploadFile
+from fastapi.responses import JSONResponse
 
 from engine import HouseRules
 
 from ..db import GameStore
 from ..deps import RecognitionSlots, get_recognizer, get_slots, get_store
+from ..schemas import ScoredHand
 from .common import RULES_HELP, check_set, jpeg_data_url, read_upload, require_multipart
 
-router = APIRouter(prefix="/api/v1", tags=["score"])
+router = APIRouter(prefix="/api/v1", tags=["score"], default_response_class=JSONResponse)
 
 
-@router.post("/score", dependencies=[Depends(require_multipart)])
+@router.post("/score", dependencies=[Depends(require_multipart)], response_model=ScoredHand,
+             response_model_exclude_unset=True)
 def score_photo(
     photo: UploadFile = File(..., description="the hand photo (JPEG, PNG, WebP...)"),
     house_rules: str | None = Form(None, description=RULES_HELP),

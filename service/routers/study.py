@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Depends
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from engine import ConfigError, HouseRules, RecordError
@@ -21,9 +22,10 @@ from engine.replay import replay_game, study_games
 
 from ..db import GameStore
 from ..deps import ApiError, get_store
+from ..schemas import Advice, BlockProof, GameReplay, Study
 from .common import RULES_HELP, check_set
 
-router = APIRouter(prefix="/api/v1", tags=["study"])
+router = APIRouter(prefix="/api/v1", tags=["study"], default_response_class=JSONResponse)
 
 MAX_ADVICE_ROUNDS = 20_000
 """Rounds per hand size one request may ask for (a few seconds of one core)."""
@@ -38,7 +40,7 @@ class AdviceRequest(BaseModel):
     seed: int | None = Field(None, description="for a repeatable answer")
 
 
-@router.post("/advise")
+@router.post("/advise", response_model=Advice, response_model_exclude_unset=True)
 def advise_deal(body: AdviceRequest) -> dict[str, Any]:
     """Share of stalled rounds, round length and points left for each hand size around the table's,
     and the hand size recommended."""
@@ -53,7 +55,7 @@ def advise_deal(body: AdviceRequest) -> dict[str, Any]:
     return result.to_dict()
 
 
-@router.post("/replay")
+@router.post("/replay", response_model=GameReplay, response_model_exclude_unset=True)
 def replay(record: dict[str, Any]) -> dict[str, Any]:
     """A game record (engine format) replayed round by round, step by step."""
     try:
@@ -75,13 +77,13 @@ def _study(records: list[dict[str, Any]]) -> dict[str, Any]:
         raise ApiError(422, "bad_record", f"not a readable game record: {exc}") from None
 
 
-@router.post("/study")
+@router.post("/study", response_model=Study, response_model_exclude_unset=True)
 def study(body: StudyRequest) -> dict[str, Any]:
     """Each player's points per round, zero rounds, rounds and games won, and standing."""
     return _study(body.records)
 
 
-@router.get("/players/stats")
+@router.get("/players/stats", response_model=Study, response_model_exclude_unset=True)
 def stored_player_stats(store: GameStore = Depends(get_store)) -> dict[str, Any]:
     """The same figures across every stored game (players matched by name)."""
     games = store.list_games(MAX_RECORDS, 0)
@@ -93,7 +95,7 @@ class BlockedRequest(BaseModel):
     set: int = Field(9, description="the set in use")
 
 
-@router.post("/blocked")
+@router.post("/blocked", response_model=BlockProof, response_model_exclude_unset=True)
 def blocked(body: BlockedRequest) -> dict[str, Any]:
     """Whether play can go on, as far as the picture shows."""
     check_set(body.set)
