@@ -92,7 +92,7 @@ MAX_FILL = 0.72
 """Largest pip diameter as a share of the distance between neighbouring pip centres. Physical
 sets leave a clear gap between pips, also on their dense 10-18 faces; with the largest margins
 and pip scales the renderer drew them touching, so three columns of an 11 merged into three
-bars that read as a 12 to any eye (the 11-11 spinner of rendered round seed5-10)."""
+bars that read as a 12 to any eye (an 11-11 spinner in a rendered round)."""
 
 
 @lru_cache(maxsize=None)

@@ -2,7 +2,7 @@
 
 On the CPU the half reader learnt from 188,000 ends for 14 epochs (33 minutes on 2 threads).
 A lent GPU machine renders scenes on 16 cores in minutes and trains the same network, 1.5x
-wider (`width` 24: the committed reader since session 16; 16 read a double-15's 15 at 0.88 on
+wider (`width` 24, as the committed reader; 16 read a double-15's 15 at 0.88 on
 720p tables, 24 at 0.97, for ~1.7x the half reader's time), on several times the ends for many
 more epochs. The hand and table scenes are the ones the detector's GPU stage renders
 (`gpu_detector.render`, so one call's data serves both), plus big-set tables and hands
@@ -27,7 +27,7 @@ BIG_SETS = (("table", 12, 300), ("table", 15, 400), ("table", 18, 400), ("hand",
 
 
 GPU_HUE_TUNE = dict(hands=1600, tables=800, big_scale=0.8, hue_scale=1.25, lr=1e-3, windows=False)
-"""The committed reader's last stage (session 21): the reader trained from scratch, fine-tuned on
+"""The committed reader's last stage: the reader trained from scratch, fine-tuned on
 scenes of which a third are hue-coded (`HUE_SCENES`, new draws), the rest the first of those the
 first stage drew (same seeds, fewer of them).
 One lent call: `python -m vision.training.gpu_half --out OUT --work W --hands 1600 --tables 800
@@ -37,7 +37,7 @@ One lent call: `python -m vision.training.gpu_half --out OUT --work W --hands 16
 
 GPU_BIG_TUNE = dict(hands=1000, tables=500, big_scale=0.5, hue_scale=0.7, big_small_scale=0.8, lr=1e-3,
                     windows=False, seed=331)
-"""The big sets' reader (`half_reader_big.onnx`, session 33): the committed reader fine-tuned on
+"""The big sets' reader (`half_reader_big.onnx`): the committed reader fine-tuned on
 scenes with the big sets' small tiles (`BIG_SMALL_SCENES`) beside random, big-set and hue-coded
 ones. One lent call: `OUT=... DEADLINE=555 sh scripts/gpu_half_small.sh` (its lr 1e-3 run: rendered
 and cut in 204 s on 16 cores, then 18 epochs in 351 s)."""

@@ -1,7 +1,7 @@
 """Fine-tune the half reader on the sets it reads worst: colour-coded pips told from a coloured
 face by hue, not brightness.
 
-Measured in session 19 (`models/README.md`): on 720p double-9 to double-15 tables whose pips are
+Measured (`models/README.md`): on 720p double-9 to double-15 tables whose pips are
 within 0.06 of the face's brightness (lilac on orange) the committed reader read 0.51 of the ends
 right, and 0.88 where they differ by 0.2-0.3, against 1.0 on sets drawn at random. Such sets
 are a few percent of the renderer's draws, too few for the reader to learn from. This stage
@@ -11,7 +11,7 @@ learning rate (`train_half_reader(init=...)`). It runs on the CPU in well under 
 
 Run:  python -m vision.training.half_tune --base models/half_reader.onnx --out OUT/half_reader.onnx
 
-Another stage (`--stage big`, session 30, tried and not kept: models/README.md) tunes it on the
+Another stage (`--stage big`, tried and not kept: models/README.md) tunes it on the
 big sets' small tiles instead (`BIG_TUNE`): `--stage big --hours 0.6 --lr 5e-4 --seed 3101`.
 """
 from __future__ import annotations
@@ -31,13 +31,13 @@ TUNE_SCENES = HUE_SCENES + (("table", None, 1000), ("hand", None, 600),
 BIG_SMALL_SCENES = (("table", None, 700, 15), ("table", None, 500, 18), ("table", None, 300, 12),
                     ("hand", None, 300, 15), ("hand", None, 200, 18), ("table", None, 500), ("hand", None, 500),
                     ("table", "hue-coded", 300), ("hand", "hue-coded", 200))
-"""A stage for the big sets' values on small tiles (session 30, not kept): 720p tables of double-12 to
+"""A stage for the big sets' values on small tiles (tried, not kept): 720p tables of double-12 to
 double-18, whose tiles are 25-60 px long, where the committed reader read ends of 13-15 right at
 0.83-0.90 (15 read as 14 in 11 of 99), beside hands of those sets and sets drawn at random or
 hue-coded, so nothing else is unlearnt."""
 STAGES = {"hue": TUNE_SCENES, "big": BIG_SMALL_SCENES}
 BIG_TUNE = dict(scenes=BIG_SMALL_SCENES, lr=5e-4, seed=3101)
-"""`tune_half_reader`'s arguments for the big-set stage as session 30 ran it."""
+"""`tune_half_reader`'s arguments for the big-set stage as it was measured."""
 
 
 def render_tune_scenes(work: Path, seed: int, workers: int, scale: float = 1.0,

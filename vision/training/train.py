@@ -148,26 +148,26 @@ class Recipe:
     half_hours: float = 0.55
     """The half reader for small tiles (vision.halfreader) on the CPU; 0 skips it. Where a GPU is
     present it is trained by `gpu_half` instead for `half_gpu_hours` (the committed reader)."""
-    half_gpu_hours: float = 0.135  # the committed run (session 16): 42 epochs in ~490 s on one H100
+    half_gpu_hours: float = 0.135  # the committed run: 42 epochs in ~490 s on one H100
     half_gpu_hue_hours: float = 0.08
     """Where a GPU is present, the reader `gpu_half` trained is then fine-tuned there (lr 1e-3) on
     scenes with hue-coded sets among them (`gpu_half --init ... --hue-scale 1.25`: the
-    committed reader, session 21, 19 epochs in ~295 s on one H100; 0 skips it)."""
+    committed reader, 19 epochs in ~295 s on one H100; 0 skips it)."""
     half_versions: int = 3  # sizes each tile is shrunk to (both ends of each)
     half_tune_hours: float = 0.0
     """Last half-reader stage, on the CPU either way: the reader fine-tuned on hue-coded sets beside
-    sets drawn at random (`half_tune`). Off: tried in session 19 (0.5 h on 2 threads) and not
+    sets drawn at random (`half_tune`). Off: tried (0.5 h on 2 threads) and not
     kept; it read hue-coded sets better but the real double-6 tiles worse (models/README.md)."""
     half_gpu_big_hours: float = 0.1
     """Where a GPU is present, the big sets' reader (`half_reader_big.onnx`, read only where a set of
-    double-13 or more is declared) is the committed reader fine-tuned there (`GPU_BIG_TUNE`: session
-    33, 18 epochs in 351 s on one H100; 0 skips it). Without a GPU, `half_big_tune_hours` makes it."""
+    double-13 or more is declared) is the committed reader fine-tuned there (`GPU_BIG_TUNE`:
+    18 epochs in 351 s on one H100; 0 skips it). Without a GPU, `half_big_tune_hours` makes it."""
     half_big_tune_hours: float = 0.0
-    """The big sets' reader made on the CPU instead (written to `half_reader_big.onnx` since session
-    33): the reader fine-tuned (lr 5e-4, seed 3101) on
+    """The big sets' reader made on the CPU instead (written to `half_reader_big.onnx`):
+    the reader fine-tuned (lr 5e-4, seed 3101) on
     720p tables and hands of double-12 to double-18 beside sets drawn at random and hue-coded
-    (`half_tune --stage big`). Off: tried in session 30 (0.6 h on 2 threads, 7 epochs) and not
-    kept; it read rendered big-set tables better but the live tracker's fresh seed-34 rounds worse
+    (`half_tune --stage big`). Off: tried (0.6 h on 2 threads, 7 epochs) and not
+    kept; it read rendered big-set tables better but the live tracker's fresh rendered rounds worse
     and one more real double-6 tile wrong (models/README.md)."""
     half_scenes: tuple[tuple[str, int, int], ...] = (("table", 15, 300), ("table", 18, 300), ("table", 12, 200),
                                                      ("hand", 15, 500), ("hand", 18, 500))
