@@ -2,8 +2,8 @@
 
 The pip reader runs once per tile, so it dominates the time of a frame; static int8
 quantisation (onnxruntime, QDQ, per-channel weights) ran it about 1.7x faster on the
-AVX-512 VNNI cores this was written on, and 1.2-1.3x on an AVX2 core without VNNI (session
-34). The detection head stays in float: its last layers put box pixels (0-160) and class
+AVX-512 VNNI cores this was written on, and 1.2-1.3x on an AVX2 core without VNNI.
+The detection head stays in float: its last layers put box pixels (0-160) and class
 probabilities (0-1) in one tensor, and a shared int8 scale there rounds every score to zero.
 Calibration uses rendered images, never the real photos.
 """
