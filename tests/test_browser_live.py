@@ -68,12 +68,13 @@ def phone_page(browser):
 
 
 @contextmanager
-def serve_in_process(app) -> Iterator[str]:
-    """Run a FastAPI app with uvicorn on a loopback port in a thread; yield its base URL."""
+def serve_in_process(app, **config) -> Iterator[str]:
+    """Run a FastAPI app with uvicorn on a loopback port in a thread; yield its base URL.
+    `config`: more of uvicorn's settings (e.g. the WebSocket protocol)."""
     import uvicorn
 
     port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", **config))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20

@@ -9,15 +9,14 @@ from __future__ import annotations
 import json
 import random
 import re
-import threading
-import time
 from typing import Iterator
 
 import httpx
 import numpy as np
 import pytest
 
-from test_browser import ROOT, _expect, _free_port, _watch_errors, chromium, pytestmark  # noqa: F401
+from test_browser import ROOT, _expect, _watch_errors, chromium, pytestmark  # noqa: F401
+from test_browser_live import serve_in_process
 
 DEMO = ROOT / "datasets" / "demo" / "hand.jpg"
 PHONE_WIDTH = 390
@@ -166,28 +165,14 @@ class ScriptedTracker:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory) -> Iterator[str]:
     """The service in this process, its live tracker scripted."""
-    import uvicorn
-
     from service.app import create_app
     from service.deps import Settings
     from service.ws_handshake import JsonHandshakeWebSockets
 
     home = tmp_path_factory.mktemp("scripted")
     app = create_app(Settings(db_path=home / "g.sqlite3", live_min_interval=0.05), tracker_factory=ScriptedTracker)
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
-                                           ws=JsonHandshakeWebSockets))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the scripted server did not start"
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
+    with serve_in_process(app, ws=JsonHandshakeWebSockets) as base:
+        yield base
 
 
 def test_the_live_tab_counts_hands_and_asks_the_table_to_confirm_a_last_tile(server, tmp_path):
