@@ -27,6 +27,11 @@ REAL_HAND_PHOTO = Path(__file__).resolve().parents[2] / "shared" / "data" / "rea
 for the real hand-frame case; the case is left out where the file is absent."""
 
 
+def _jpeg(img: np.ndarray) -> bytes:
+    """A picture as the JPEG (quality 90) a camera or phone would hand over."""
+    return cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
+
+
 def _photo_bytes(size: tuple[int, int], seed: int, n_tiles: int) -> bytes:
     """A rendered hand at `size`; big sizes are rendered at 1280 px and enlarged, with sensor noise
     added after enlarging so the JPEG carries as much detail as a phone photo."""
@@ -41,8 +46,7 @@ def _photo_bytes(size: tuple[int, int], seed: int, n_tiles: int) -> bytes:
         noise = np.empty(img.shape, np.int16)
         cv2.randn(noise, 0, 4)
         img = np.clip(img.astype(np.int16) + noise, 0, 255).astype(np.uint8)
-    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 90])
-    return buf.tobytes()
+    return _jpeg(img)
 
 
 def _real_frame_bytes(path: Path, size: tuple[int, int]) -> bytes:
@@ -53,16 +57,14 @@ def _real_frame_bytes(path: Path, size: tuple[int, int]) -> bytes:
     s = min(iw / w, ih / h)
     cw, ch = round(w * s), round(h * s)
     x0, y0 = (iw - cw) // 2, (ih - ch) // 2
-    img = cv2.resize(img[y0:y0 + ch, x0:x0 + cw], size, interpolation=cv2.INTER_AREA)
-    return cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
+    return _jpeg(cv2.resize(img[y0:y0 + ch, x0:x0 + cw], size, interpolation=cv2.INTER_AREA))
 
 
 def _table_frame_bytes(size: tuple[int, int], seed: int) -> bytes:
     """A webcam frame of a table in play: many more tiles to read than a hand."""
     from .synth.table import render_table
 
-    img = render_table(np.random.default_rng(seed), size, set_max=9).image
-    return cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
+    return _jpeg(render_table(np.random.default_rng(seed), size, set_max=9).image)
 
 
 def _low_seat_frame_bytes(size: tuple[int, int], seed: int) -> bytes:
@@ -70,8 +72,7 @@ def _low_seat_frame_bytes(size: tuple[int, int], seed: int) -> bytes:
     few tens of pixels long, some standing or face down (the 3D renderer's low camera)."""
     from .synth.render3d import render_hand3d
 
-    img = render_hand3d(np.random.default_rng(seed), size, set_max=6, n=14, steep=True).image
-    return cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
+    return _jpeg(render_hand3d(np.random.default_rng(seed), size, set_max=6, n=14, steep=True).image)
 
 
 @dataclass(frozen=True)

@@ -44,10 +44,8 @@ def infer_set_max(sure_values: list[int], default: int = DEFAULT_SET, evidence: 
     other misread through as a value the set does not hold."""
     top = max(sure_values, default=0)
     fitting = [s for s in STANDARD_SETS if s >= top] or [STANDARD_SETS[-1]]
-    for s, larger in zip(fitting, fitting[1:] + [None]):
-        if s >= default or larger is None:
-            return s
-        if ((s + 1) / (larger + 1)) ** (2 * len(sure_values)) < evidence:
+    for s, larger in zip(fitting, fitting[1:]):
+        if s >= default or ((s + 1) / (larger + 1)) ** (2 * len(sure_values)) < evidence:
             return s
     return fitting[-1]
 
