@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .board import Board
 from .errors import plural
-from .rulecodes import AUDIT_RULES, Rule
+from .rulecodes import Rule
 from .rules import CHICKIE_TOES, HouseRules
 
 if TYPE_CHECKING:
@@ -71,9 +71,6 @@ class Layout:
 
 
 # --- the report ---------------------------------------------------------------------
-
-RULE_CODES: tuple[Rule, ...] = AUDIT_RULES
-
 
 @dataclass(frozen=True)
 class Violation:
