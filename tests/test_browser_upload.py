@@ -47,6 +47,17 @@ def _record_score_uploads(page) -> list[dict]:
     return sent
 
 
+def _uploads(page, sent: list[dict], count: int, timeout_ms: int = 10_000) -> list[dict]:
+    """`sent` once it holds `count` uploads. Playwright reports a finished request on its own
+    channel, which can arrive after the page has already drawn the answer, so the list is awaited
+    rather than read at once; a missing upload still fails, after `timeout_ms`."""
+    waited = 0
+    while len(sent) < count and waited < timeout_ms:
+        page.wait_for_timeout(50)
+        waited += 50
+    return sent
+
+
 def _shape(answer: dict) -> tuple[int, int]:
     return answer["width"], answer["height"]
 
@@ -63,7 +74,7 @@ def test_a_large_photo_is_shrunk_before_it_is_sent_and_still_scored(server, tmp_
         _expect(page.locator("#hand-score")).to_have_text(re.compile(r"^\d+$"), timeout=60_000)
         page.screenshot(path=str(tmp_path / "big-photo.png"))
         _expect(page.locator("#tab-hand")).to_have_attribute("aria-busy", "false")
-        assert len(sent) == 1
+        assert len(_uploads(page, sent, 1)) == 1
         size = sent[0]["length"]
         assert size < 1_500_000, f"sent {size} bytes for a {big_photo.stat().st_size}-byte photo"
         assert _shape(sent[0]["answer"]) == (2048, 1536)  # long side 2048, shape kept
@@ -73,7 +84,7 @@ def test_a_large_photo_is_shrunk_before_it_is_sent_and_still_scored(server, tmp_
         page.select_option("#hand-blank", "50")
         _expect(page.locator("#hand-detail")).to_contain_text("double-blank counts 50", timeout=60_000)
         _expect(page.locator("#tab-hand")).to_have_attribute("aria-busy", "false")
-        assert len(sent) == 2 and abs(sent[1]["length"] - size) < 100
+        assert len(_uploads(page, sent, 2)) == 2 and abs(sent[1]["length"] - size) < 100
         assert not errors, errors
 
 
@@ -90,7 +101,7 @@ def _sent_as_it_is(server, tmp_path, photo, shape, timeout, detail=None) -> None
         if detail:
             assert page.text_content("#hand-detail").startswith(detail)
         _expect(page.locator("#tab-hand")).to_have_attribute("aria-busy", "false")
-        assert len(sent) == 1 and photo.stat().st_size < sent[0]["length"] < photo.stat().st_size + 1000
+        assert len(_uploads(page, sent, 1)) == 1 and photo.stat().st_size < sent[0]["length"] < photo.stat().st_size + 1000
         assert _shape(sent[0]["answer"]) == shape
         assert sent[0]["answer"]["image"] == photo.name
         assert not errors, errors
