@@ -11,7 +11,7 @@ from service.cli import UserError
 from service.commands import bench as bench_cmd
 from vision.bench import BenchConfig, run_bench
 from vision.bench_reference import REFERENCE_MODEL, REFERENCE_SHA256, ReferencePass, file_sha256
-from vision.bench_tracker import live_finish_times, percentile, play_latencies
+from vision.bench_tracker import feed_live, percentile, play_latencies
 from vision.onnx_yolo import ModelError
 from vision.tracking.events import TilePlayed
 
@@ -70,15 +70,30 @@ def test_play_latency_runs_from_the_hand_leaving_to_the_event_on_a_live_clock():
     frames = [_frame(0), _frame(1, "hand"), _frame(2, "hand"), _frame(3, "hand"), _frame(4), _frame(5), _frame(6)]
     plan = SimpleNamespace(frames=frames, plays=lambda: [SimpleNamespace(frame=2, tile="6-5")])
     event = TilePlayed(frame=6, t=0.6, tile="6-5", player=0, on=None)
-    fast = [0.01] * 7
+    fast = feed_live(7, 10, lambda i: 0.01)
+    assert sorted(fast) == list(range(7))  # a tracker faster than the camera gets every frame
     assert play_latencies(plan, [(6, event)], fast, fps=10) == pytest.approx([0.21])
-    # a tracker slower than the camera: frames queue, and the wait shows in the latency
-    slow = [0.25] * 7
-    assert live_finish_times(slow, 10)[-1] == pytest.approx(1.75)
-    assert play_latencies(plan, [(6, event)], slow, fps=10) == pytest.approx([1.75 - 0.4])
     # an event for another tile is no announcement of this play
     other = TilePlayed(frame=6, t=0.6, tile="6-4", player=0, on=None)
     assert play_latencies(plan, [(6, other)], fast, fps=10) == []
+
+
+def test_a_tracker_slower_than_the_camera_gets_the_newest_frame_and_the_wait_shows_in_the_latency():
+    pushed = []
+
+    def slow(i):
+        pushed.append(i)
+        return 0.25
+
+    finish = feed_live(7, 10, slow)
+    # frame 0 ends at 0.25 s, when frame 2 is the newest; frame 2 ends at 0.5 s, frame 5 at 0.75 s,
+    # and frame 6, the last, at 1.0 s: frames 1, 3 and 4 were never seen
+    assert pushed == [0, 2, 5, 6]
+    assert finish == pytest.approx({0: 0.25, 2: 0.5, 5: 0.75, 6: 1.0})
+    frames = [_frame(0), _frame(1, "hand"), _frame(2, "hand"), _frame(3, "hand"), _frame(4), _frame(5), _frame(6)]
+    plan = SimpleNamespace(frames=frames, plays=lambda: [SimpleNamespace(frame=2, tile="6-5")])
+    event = TilePlayed(frame=3, t=0.5, tile="6-5", player=0, on=None)  # the tracker's own count of frames
+    assert play_latencies(plan, [(5, event)], finish, fps=10) == pytest.approx([0.75 - 0.4])
 
 
 def test_percentile_is_a_value_that_occurred():

@@ -6,9 +6,11 @@ frames outside the timed steps so the tracker's cost can be given as a ratio too
 
 Play latency is what a player waits: from the frame where the hand that laid a tile has left
 the view to the moment the tracker announces the play. Frames are taken to arrive at the
-sequence's frame rate and to be processed in order, none dropped; a frame that arrives while
-the tracker is still busy waits, so a tracker slower than the camera shows as a growing delay
-rather than as an unmeasured drop.
+sequence's frame rate and are fed the way the product's live sources feed them: whenever the
+tracker is free it takes the newest frame that has arrived (a camera keeps one frame, see
+`vision.sources.CaptureSource`; the page sends its next frame once the last is answered), so
+frames it had no time for are dropped, and the time a slow frame costs shows in the latency of
+the plays that follow it. The clock is a replay of the measured costs, not of sleeps.
 """
 from __future__ import annotations
 
@@ -29,6 +31,9 @@ class TrackerBenchConfig:
     set_max: int = 6
     """Double-6 rounds are the shortest (~220 frames, ~10 plays): one renders in ~10 s."""
     size: tuple[int, int] = (1280, 720)
+    fps: float = 30.0
+    """Frames per second the rounds are filmed at: a webcam's rate, so that the tracker is timed on
+    as many frames as it would be given live (a whole multiple of the renderer's planning rate)."""
     reference_every: int = 10
     """Tracker frames between two reference passes."""
 
@@ -38,22 +43,26 @@ def hand_left_frame(frames: Sequence[Any], laid: int) -> int | None:
     return next((f.index for f in frames[laid:] if f.hand is None), None)
 
 
-def live_finish_times(costs_s: Sequence[float], fps: float) -> list[float]:
-    """When each frame's processing ends if frame i arrives at i / fps and frames are processed
-    in order, one at a time, none dropped."""
-    done, out = 0.0, []
-    for i, c in enumerate(costs_s):
-        done = max(done, i / fps) + c
-        out.append(done)
-    return out
+def feed_live(frames: int, fps: float, push: Callable[[int], float]) -> dict[int, float]:
+    """Feed frames 0..frames-1, frame i arriving at i / fps, to `push` (which processes one and
+    returns what it cost, in seconds) as a live source does: each time it is free it gets the
+    newest frame that has arrived, or waits for the next. Returns when each pushed frame's
+    processing ended, by frame index; the frames missing from it were dropped."""
+    clock, i, finish = 0.0, 0, {}
+    while i < frames:
+        clock = max(clock, i / fps) + push(i)
+        finish[i] = clock
+        newest = min(frames - 1, math.floor(clock * fps + 1e-9))
+        i = newest if newest > i else i + 1
+    return finish
 
 
-def play_latencies(plan: Any, events: Sequence[tuple[int, Any]], costs_s: Sequence[float], fps: float) -> list[float]:
+def play_latencies(plan: Any, events: Sequence[tuple[int, Any]], finish_s: dict[int, float], fps: float) -> list[float]:
     """Seconds from each true play's hand leaving to the tracker's play event for it (plays the
-    tracker missed have none). `events` pairs each event with the frame whose push returned it."""
+    tracker missed have none). `events` pairs each event with the frame whose push returned it;
+    `finish_s` says when that push ended (see `feed_live`)."""
     from .tracking.events import TilePlayed
 
-    finish = live_finish_times(costs_s, fps)
     used: set[int] = set()
     out = []
     for gt in plan.plays():
@@ -63,9 +72,9 @@ def play_latencies(plan: Any, events: Sequence[tuple[int, Any]], costs_s: Sequen
         for k, (pushed, ev) in enumerate(events):
             if k in used or not isinstance(ev, TilePlayed) or ev.tile != gt.tile:
                 continue
-            if gt.frame - 2 <= ev.frame <= gt.frame + MATCH_FRAMES:
+            if gt.frame - 2 <= pushed <= gt.frame + MATCH_FRAMES:
                 used.add(k)
-                out.append(finish[pushed] - left / fps)
+                out.append(finish_s[pushed] - left / fps)
                 break
     return out
 
@@ -77,17 +86,17 @@ def percentile(values: Sequence[float], q: float) -> float:
 
 
 def run_tracker_bench(recognizer: Any, reference: Callable[[], float], config: TrackerBenchConfig) -> dict:
-    from .synth.sequence import FPS, SequenceRenderer, plan_sequence, sequence_rng
+    from .synth.sequence import SequenceRenderer, plan_sequence, sequence_rng
     from .tracking.evaluate import make_tracker
     from .tracking.tracker import RecognizerDetector
 
     costs_all: list[float] = []
     refs: list[float] = []
     latencies: list[float] = []
-    reads = plays = 0
+    reads = plays = filmed = 0
     render_s = 0.0
     for k in range(config.rounds):
-        plan = plan_sequence(sequence_rng(config.seed, 10_000 + k), config.size, config.set_max)
+        plan = plan_sequence(sequence_rng(config.seed, 10_000 + k), config.size, config.set_max, fps=config.fps)
         t0 = time.perf_counter()
         renderer = SequenceRenderer(plan)
         pics = [renderer.frame(f.index) for f in plan.frames]
@@ -95,23 +104,29 @@ def run_tracker_bench(recognizer: Any, reference: Callable[[], float], config: T
         tracker = make_tracker(plan, RecognizerDetector(recognizer, plan.set_max), None)
         costs: list[float] = []
         events: list[tuple[int, Any]] = []
-        for f in plan.frames:
-            if f.index % config.reference_every == 0:
+
+        def push(i: int) -> float:
+            if len(costs) % config.reference_every == 0:
                 refs.append(reference())
             t = time.perf_counter()
-            out = tracker.push(pics[f.index], f.t)
+            out = tracker.push(pics[i], plan.frames[i].t)
             costs.append(time.perf_counter() - t)
-            events.extend((f.index, e) for e in out)
-        latencies += play_latencies(plan, events, costs, FPS)
+            events.extend((i, e) for e in out)
+            return costs[-1]
+
+        finish = feed_live(len(plan.frames), plan.fps, push)
+        latencies += play_latencies(plan, events, finish, plan.fps)
         reads += tracker.frames_read
         plays += len(plan.plays())
+        filmed += len(plan.frames)
         costs_all += costs
     spent = sum(costs_all)
     ms_per_frame = 1000 * spent / len(costs_all)
     ref_ms = statistics.median(refs)
     return {
         "size": f"{config.size[0]}x{config.size[1]}", "rounds": config.rounds, "set": f"double-{config.set_max}",
-        "sequence_fps": FPS, "frames": len(costs_all), "recognizer_reads": reads,
+        "sequence_fps": config.fps, "frames": filmed, "frames_processed": len(costs_all),
+        "frames_dropped": filmed - len(costs_all), "recognizer_reads": reads,
         "processed_fps": round(len(costs_all) / spent, 1),
         "ms_per_frame": round(ms_per_frame, 1),
         "ratio_per_frame": round(ms_per_frame / ref_ms, 3),

@@ -60,7 +60,8 @@ def _print(r: dict) -> None:
     t = r["tracker"]
     if t:
         print(f"tracker at {t['size']} ({t['rounds']} rendered {t['set']} round(s), {t['frames']} frames filmed at "
-              f"{t['sequence_fps']:g} fps, recognizer ran on {t['recognizer_reads']}): {t['processed_fps']} processed "
+              f"{t['sequence_fps']:g} fps, {t['frames_dropped']} dropped as a live camera drops them, recognizer ran "
+              f"on {t['recognizer_reads']}): {t['processed_fps']} processed "
               f"frames/s, {t['ms_per_frame']} ms a frame (ratio {t['ratio_per_frame']}); play latency median "
               f"{t['play_latency_s_median']} s, p95 {t['play_latency_s_p95']} s over {t['plays_announced']} of "
               f"{t['plays']} plays")

@@ -37,7 +37,8 @@ import numpy as np
 from engine import GameConfig, HouseRules, IllegalPlay, RoundState, Tile, make_deal
 
 FPS = 10.0
-"""Frames per second of a rendered sequence (timestamps are index / FPS)."""
+"""Frames per second a round is planned at: every random draw of the plan (how long the board
+sits still, where a hand is at each step) is made once per step of 1 / FPS seconds."""
 
 SET_CHOICES = (6, 9, 12, 15)
 """Set sizes drawn when the caller does not choose (double-18 rounds run to 150 plays)."""
@@ -196,6 +197,8 @@ class SequencePlan:
     meta: dict[str, Any] = field(default_factory=dict)
     seed: int = 0
     """Seed for the pixels (style, surface, noise) when rendering."""
+    fps: float = FPS
+    """Frames per second it was filmed at (a frame's time is its index / fps)."""
 
     def homography(self, camera: int) -> np.ndarray:
         """Layout units -> image pixels for camera pose `camera`."""
@@ -217,7 +220,7 @@ class SequencePlan:
             "format": "chickenfoot-sequence", "version": 1,
             "set": self.set_max, "players": self.players, "rules": self.rules.to_dict(),
             "round_index": self.round_index, "spinner_player": self.spinner_player,
-            "ratio": self.ratio, "size": list(self.size), "canvas": list(self.canvas), "fps": FPS,
+            "ratio": self.ratio, "size": list(self.size), "canvas": list(self.canvas), "fps": self.fps,
             "layout_to_canvas": np.round(self.layout_to_canvas, 6).tolist(),
             "cameras": [np.round(c, 8).tolist() for c in self.cameras],
             "tile_w": self.tile_w, "seats": [list(s) for s in self.seats], "seed": self.seed,
@@ -248,7 +251,7 @@ class SequencePlan:
             cameras=[np.array(c, np.float64) for c in d["cameras"]], tile_w=float(d["tile_w"]),
             seats=[tuple(s) for s in d["seats"]], tiles=[SeqTile(**t) for t in d["tiles"]], frames=frames,
             events=[SeqEvent(**e) for e in d["events"]], record=d["record"], meta=d.get("meta", {}),
-            seed=int(d.get("seed", 0)),
+            seed=int(d.get("seed", 0)), fps=float(d.get("fps", FPS)),
         )
 
 
@@ -277,22 +280,37 @@ def random_round_setup(py: random.Random, set_max: int) -> tuple[int, HouseRules
 
 
 class _Film:
-    """Builds the frame list as the round is played: still stretches, hands, nudges."""
+    """Builds the frame list as the round is played: still stretches, hands, nudges.
 
-    def __init__(self, py: random.Random) -> None:
+    Filmed at `fps`, a whole multiple of `FPS`: each planned step becomes `fps / FPS` frames, a
+    hand's position moving evenly between the step's planned positions. The random draws stay one
+    per step, so the same seed films the same round, with the same timing in seconds, at any rate
+    (a camera at 30 fps sees the round a 10-fps plan describes, three times as finely)."""
+
+    def __init__(self, py: random.Random, fps: float = FPS) -> None:
+        per_step = fps / FPS
+        if per_step < 1 or abs(per_step - round(per_step)) > 1e-9:
+            raise ValueError(f"a sequence is filmed at a whole multiple of {FPS:g} fps, not {fps:g}")
         self.py = py
+        self.fps = float(fps)
+        self.per_step = int(round(per_step))
         self.frames: list[SeqFrame] = []
         self.on_table: list[int] = []
         self.camera = 0
         self.drift = 1.0
 
     def _frame(self, hand: SeqHand | None = None, moving: bool = False, light: float | None = None,
-               blur: float = 0.0) -> SeqFrame:
+               blur: float = 0.0, *, start: float | None = None) -> None:
+        """One planned step: `per_step` frames. A hand's progress moves evenly from `start` (where
+        the step before left it) to `hand.progress`; without a `start` it holds still."""
         self.drift = min(1.08, max(0.92, self.drift + self.py.gauss(0, 0.004)))
-        f = SeqFrame(len(self.frames), len(self.frames) / FPS, list(self.on_table), self.camera, hand, moving,
-                     self.drift if light is None else light, blur)
-        self.frames.append(f)
-        return f
+        for k in range(1, self.per_step + 1):
+            h = hand
+            if hand is not None and start is not None and k < self.per_step:
+                h = SeqHand(hand.player, hand.entry, hand.target,
+                            start + (hand.progress - start) * k / self.per_step)
+            self.frames.append(SeqFrame(len(self.frames), len(self.frames) / self.fps, list(self.on_table),
+                                        self.camera, h, moving, self.drift if light is None else light, blur))
 
     def still(self, n: int) -> None:
         py = self.py
@@ -313,15 +331,19 @@ class _Film:
         Returns the first frame showing the change."""
         py = self.py
         reach = sorted(py.uniform(0.25, 0.95) for _ in range(py.randint(2, 3)))
+        at = 0.0  # (a hand comes in from outside the view)
         for p in reach:
-            self._frame(SeqHand(player, entry, target, p), moving=True)
+            self._frame(SeqHand(player, entry, target, p), moving=True, start=at)
+            at = p
         if change is not None:
             change()
         first = len(self.frames)
         for _ in range(py.randint(1, 2)):
-            self._frame(SeqHand(player, entry, target, 1.0), moving=True)
+            self._frame(SeqHand(player, entry, target, 1.0), moving=True, start=at)
+            at = 1.0
         for p in sorted((py.uniform(0.2, 0.9) for _ in range(py.randint(2, 3))), reverse=True):
-            self._frame(SeqHand(player, entry, target, p), moving=True)
+            self._frame(SeqHand(player, entry, target, p), moving=True, start=at)
+            at = p
         return first
 
     def nudge(self) -> None:
@@ -333,8 +355,9 @@ class _Film:
 def plan_sequence(rng: np.random.Generator, size: tuple[int, int] = (1280, 720), set_max: int | None = None,
                   players: int | None = None, rules: HouseRules | None = None, *,
                   illegal_chance: float = ILLEGAL_CHANCE, max_plays: int | None = None,
-                  round_index: int | None = None) -> SequencePlan:
-    """Deal and play one round at random, film it, and return the plan with its ground truth."""
+                  round_index: int | None = None, fps: float = FPS) -> SequencePlan:
+    """Deal and play one round at random, film it at `fps` (a whole multiple of `FPS`; see
+    `_Film`), and return the plan with its ground truth."""
     from .scene import random_camera
     from .table import Table
     from .tileface import random_style
@@ -358,7 +381,7 @@ def plan_sequence(rng: np.random.Generator, size: tuple[int, int] = (1280, 720),
     bh = math.sqrt(expect * ratio * 4.2 / aspect) + 4
     box = (0.0, 0.0, bh * aspect, bh)
     table = Table(box, ratio)
-    film = _Film(py)
+    film = _Film(py, fps)
     tiles: list[SeqTile] = []
     events: list[SeqEvent] = []
     node_of: dict[int, int] = {}  # engine placement index -> plane id
@@ -509,7 +532,7 @@ def plan_sequence(rng: np.random.Generator, size: tuple[int, int] = (1280, 720),
         events=events, record=state.to_record(),
         meta={"stopped": stopped, "plays": plays, "frames": len(film.frames), "box": list(box),
               "planted": sum(1 for e in events if e.planted), "take_backs": sum(1 for e in events if e.kind == "take_back")},
-        seed=py.randrange(2**31),
+        seed=py.randrange(2**31), fps=film.fps,
     )
 
 
