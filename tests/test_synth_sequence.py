@@ -23,6 +23,25 @@ def test_the_same_seed_gives_the_same_round_and_film():
     assert json.dumps(a.to_dict()) == json.dumps(b.to_dict())
 
 
+def test_a_round_filmed_at_30_fps_is_the_same_round_three_times_as_finely():
+    slow = plan_sequence(sequence_rng(1, 2), (640, 360), 9)
+    fast = plan_sequence(sequence_rng(1, 2), (640, 360), 9, fps=30)
+    assert fast.fps == 30 and len(fast.frames) == 3 * len(slow.frames)
+    assert [(e.kind, e.tile) for e in fast.events] == [(e.kind, e.tile) for e in slow.events]
+    # each event happens at the same moment, give or take one planned step
+    for a, b in zip(slow.events, fast.events):
+        assert abs(fast.frames[b.frame].t - slow.frames[a.frame].t) <= 0.1 + 1e-9
+    # a hand moves through the frames between two planned positions instead of jumping
+    steps = [f.hand.progress for f in fast.frames if f.hand is not None][:6]
+    assert len(set(steps)) == 6
+    assert SequencePlan.from_dict(json.loads(json.dumps(fast.to_dict()))).fps == 30
+
+
+def test_a_rate_that_is_not_a_whole_multiple_of_the_planning_rate_is_refused():
+    with pytest.raises(ValueError, match="whole multiple"):
+        plan_sequence(sequence_rng(1, 2), (640, 360), 9, fps=25)
+
+
 def test_truth_survives_a_round_trip_through_json(plans, tmp_path):
     plan = plans[0]
     back = SequencePlan.from_dict(json.loads(json.dumps(plan.to_dict())))
