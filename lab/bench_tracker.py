@@ -51,7 +51,7 @@ def live_finish_times(costs_s: Sequence[float], fps: float) -> list[float]:
 def play_latencies(plan: Any, events: Sequence[tuple[int, Any]], costs_s: Sequence[float], fps: float) -> list[float]:
     """Seconds from each true play's hand leaving to the tracker's play event for it (plays the
     tracker missed have none). `events` pairs each event with the frame whose push returned it."""
-    from .tracking.events import TilePlayed
+    from vision.tracking.events import TilePlayed
 
     finish = live_finish_times(costs_s, fps)
     used: set[int] = set()
@@ -77,9 +77,10 @@ def percentile(values: Sequence[float], q: float) -> float:
 
 
 def run_tracker_bench(recognizer: Any, reference: Callable[[], float], config: TrackerBenchConfig) -> dict:
+    from vision.tracking.tracker import RecognizerDetector
+
     from .synth.sequence import FPS, SequenceRenderer, plan_sequence, sequence_rng
-    from .tracking.evaluate import make_tracker
-    from .tracking.tracker import RecognizerDetector
+    from .tracking_eval import make_tracker
 
     costs_all: list[float] = []
     refs: list[float] = []
