@@ -80,3 +80,18 @@ def test_the_recognizer_and_the_service_import_no_training_stack():
             "print(bad); raise SystemExit(1 if bad else 0)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_cli_knows_every_library_the_lab_extra_adds():
+    """A lab command failing on one of these says how to install the lab; the list follows the extra
+    (the GUI OpenCV build is left out: its module, cv2, comes with the run-time install too)."""
+    import tomllib
+    from pathlib import Path
+
+    from packaging.requirements import Requirement
+
+    from service.cli import LAB_PACKAGES
+
+    pyproject = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
+    extra = {Requirement(r).name for r in pyproject["project"]["optional-dependencies"]["lab"]}
+    assert set(LAB_PACKAGES) == extra - {"opencv-python"}
