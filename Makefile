@@ -2,15 +2,15 @@
 # from the locks in requirements/ (exact versions with hashes), so every machine reads photos with
 # the stack the figures were measured on.
 #   requirements/runtime.txt  what `chickenfoot score|audit|watch|serve|simulate` needs (no torch)
-#   requirements/train.txt    runtime + training (torch, Ultralytics)
-#   requirements/test.txt     runtime + training + tests (pytest, httpx, Playwright)
+#   requirements/lab.txt      runtime + the lab extra (`chickenfoot lab ...`: torch, Ultralytics)
+#   requirements/test.txt     runtime + the lab + tests (pytest, httpx, Playwright)
 # torch comes from the CPU wheel on disk (/opt/wheels); everything else from the registries.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip
 FIND_LINKS := $(if $(wildcard /opt/wheels),--find-links /opt/wheels,)
-LOCKS := requirements/runtime.txt requirements/train.txt requirements/test.txt
+LOCKS := requirements/runtime.txt requirements/lab.txt requirements/test.txt
 LOCK_VENV := .venv-lock
 LATEST_VENV := .venv-latest
 PIP_TOOLS := pip-tools==7.6.2
@@ -18,7 +18,7 @@ PIP_TOOLS := pip-tools==7.6.2
 export YOLO_OFFLINE := 1
 export ORT_DISABLE_TELEMETRY := 1
 
-.PHONY: venv venv-train demo test test-latest lock lock-upgrade bench clean chromium
+.PHONY: venv venv-lab demo test test-latest lock lock-upgrade bench clean chromium
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,8 +33,8 @@ $(VENV)/.runtime: requirements/runtime.txt pyproject.toml | $(BIN)/python
 	$(call install_lock,requirements/runtime.txt)
 	touch $@
 
-$(VENV)/.train: requirements/train.txt pyproject.toml | $(BIN)/python
-	$(call install_lock,requirements/train.txt)
+$(VENV)/.lab: requirements/lab.txt pyproject.toml | $(BIN)/python
+	$(call install_lock,requirements/lab.txt)
 	touch $@
 
 $(VENV)/.test: requirements/test.txt pyproject.toml | $(BIN)/python
@@ -42,7 +42,7 @@ $(VENV)/.test: requirements/test.txt pyproject.toml | $(BIN)/python
 	touch $@
 
 venv: $(VENV)/.runtime
-venv-train: $(VENV)/.train
+venv-lab: $(VENV)/.lab
 
 demo: $(VENV)/.runtime
 	$(BIN)/chickenfoot score datasets/demo/hand.jpg --annotate out/demo
@@ -73,9 +73,9 @@ LOCK_FLAGS := -q --generate-hashes --allow-unsafe --all-build-deps --strip-extra
 lock:
 	test -x $(LOCK_VENV)/bin/pip-compile || { $(PYTHON) -m venv $(LOCK_VENV) && $(LOCK_VENV)/bin/pip install -q $(PIP_TOOLS); }
 	CUSTOM_COMPILE_COMMAND="make lock" $(LOCK_VENV)/bin/pip-compile $(LOCK_FLAGS) $(UPGRADE) \
-	  --extra train --extra test -o requirements/test.txt pyproject.toml
+	  --extra lab --extra test -o requirements/test.txt pyproject.toml
 	CUSTOM_COMPILE_COMMAND="make lock" $(LOCK_VENV)/bin/pip-compile $(LOCK_FLAGS) $(UPGRADE) \
-	  --extra train -c requirements/test.txt -o requirements/train.txt pyproject.toml
+	  --extra lab -c requirements/test.txt -o requirements/lab.txt pyproject.toml
 	CUSTOM_COMPILE_COMMAND="make lock" $(LOCK_VENV)/bin/pip-compile $(LOCK_FLAGS) $(UPGRADE) \
 	  -c requirements/test.txt -o requirements/runtime.txt pyproject.toml
 
@@ -83,7 +83,7 @@ lock-upgrade:
 	$(MAKE) lock UPGRADE=--upgrade
 
 bench: $(VENV)/.runtime
-	$(BIN)/chickenfoot bench
+	$(BIN)/chickenfoot lab bench
 
 clean:
 	rm -rf $(VENV) $(LATEST_VENV) out build *.egg-info

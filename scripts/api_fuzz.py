@@ -230,7 +230,7 @@ def prepare(client: Any) -> Pools:
         import cv2
         import numpy as np
 
-        from vision.synth.scene import render_hand
+        from lab.synth.scene import render_hand
 
         ok, jpeg = cv2.imencode(".jpg", render_hand(np.random.default_rng(2), (640, 480)).image)
         photo = jpeg.tobytes()

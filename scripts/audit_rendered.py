@@ -1,14 +1,14 @@
 """Layout audit figures with the real recognizer on rendered table photos.
 
-`chickenfoot eval-layout` scores the layout and audit on detections derived from the truth
+`chickenfoot lab eval-layout` scores the layout and audit on detections derived from the truth
 (noise added, nothing misread); this reads the rendered photos with the committed models first,
 as `chickenfoot audit` does, so misread and missed tiles count too:
 
-    chickenfoot synth --kind table --count 40 --seed 2614 --no-crops --out /tmp/tables
+    chickenfoot lab synth --kind table --count 40 --seed 2614 --no-crops --out /tmp/tables
     python scripts/audit_rendered.py /tmp/tables/scenes [--no-level]
 
 Detections are paired with the rendered tiles by centre (within 0.6 of the tile's width);
-edges, spinner and planted violations are then scored as `vision.layout_eval.score_scene` does.
+edges, spinner and planted violations are then scored as `lab.layout_eval.score_scene` does.
 """
 from __future__ import annotations
 
@@ -25,9 +25,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 def main() -> int:
     from engine import HouseRules
+    from lab.layout_eval import Detected, score_scene, summarise
     from vision.imageio import load_image
     from vision.layout import audit_photo
-    from vision.layout_eval import Detected, score_scene, summarise
     from vision.recognize import Recognizer
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

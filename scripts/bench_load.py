@@ -63,7 +63,7 @@ def render_photos(count: int, size: tuple[int, int]) -> list[bytes]:
     import cv2
     import numpy as np
 
-    from vision.synth.scene import render_hand
+    from lab.synth.scene import render_hand
 
     photos = []
     for seed in range(count):

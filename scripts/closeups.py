@@ -1,10 +1,10 @@
-"""Close-ups of single tiles cut from rendered scenes (`vision.synth.closeup`), one folder per
-identity, for `chickenfoot eval DIR --single-tiles`: every face-up tile at least 97 % visible
+"""Close-ups of single tiles cut from rendered scenes (`lab.synth.closeup`), one folder per
+identity, for `chickenfoot lab eval DIR --single-tiles`: every face-up tile at least 97 % visible
 and 40 px long, with a margin of 0-8 % of its length, 280-460 px tall.
 
-    chickenfoot synth --kind hand --count 60 --seed 2103 --size random --no-crops --out /tmp/h60
+    chickenfoot lab synth --kind hand --count 60 --seed 2103 --size random --no-crops --out /tmp/h60
     python scripts/closeups.py /tmp/h60/scenes --out /tmp/cu_h60
-    chickenfoot eval /tmp/cu_h60 --single-tiles
+    chickenfoot lab eval /tmp/cu_h60 --single-tiles
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.synth.closeup import close_up
+from lab.synth.closeup import close_up
 
 
 def main() -> int:

@@ -13,12 +13,12 @@ Three kinds of item, one JSON file each under DIR:
   datasets/demo/*.jpg: each tile's pips, corners (to 0.1 px), face-down flag and notes, and
   the face-down count, set, total, score and warnings;
 * audit/: `chickenfoot audit --json` on tables rendered here by
-  `chickenfoot synth --kind table --no-crops` (fixed count and seed; the picture's MD5 is kept
+  `chickenfoot lab synth --kind table --no-crops` (fixed count and seed; the picture's MD5 is kept
   too, so a change in the renderer shows as such): the whole report (layout, violations, open
   ends, loose tiles, gaps, ...);
-* tracking/: the event stream of `chickenfoot eval-tracking --model` on fixed seeds (the same
-  rounds, named seedS-K, tracked in this process the way that command tracks them, since it
-  prints only a summary), with the one-round summary.
+* tracking/: the event stream of `chickenfoot lab eval-tracking --model` on fixed seeds (rounds
+  named seedS-K, each run on its own with `--only K --events FILE`), with the one-round summary
+  and examples the command prints with `--json --examples`.
 
 Timing fields (`seconds`, `layout_seconds`, `tracker_seconds`, `tracker_fps`) and the
 recognizer's confidences are left out; nothing recorded is random (every input is seeded).
@@ -49,6 +49,8 @@ DEFAULTS = {"tables": 10, "table_seed": 7, "rounds": 2, "round_seed": 0}
 TIMING = {"seconds", "layout_seconds", "tracker_seconds", "tracker_fps", "images_per_second"}
 SCORE_TILE_FIELDS = ("id", "pips", "corners", "face_down", "notes")
 SCORE_FIELDS = ("face_down", "total", "score", "set", "warnings")
+RUN_FIELDS = {"kind", "noise", "sets", "size", "seed", "by_set", "examples"}
+"""What `eval-tracking --json` says about the run as a whole rather than about its rounds."""
 
 
 def _cli() -> str:
@@ -120,7 +122,7 @@ def audit_items(count: int, seed: int) -> dict[str, dict]:
     items = {}
     with tempfile.TemporaryDirectory(prefix="gd_tables_") as tmp:
         out = Path(tmp) / "tables"
-        _run(["synth", "--kind", "table", "--count", str(count), "--seed", str(seed), "--no-crops",
+        _run(["lab", "synth", "--kind", "table", "--count", str(count), "--seed", str(seed), "--no-crops",
               "--workers", "1", "--out", str(out)])
         for pic in sorted((out / "scenes").glob("*.jpg")):
             r = _drop_timing(json.loads(_run(["audit", "--json", str(pic)])))
@@ -134,27 +136,30 @@ def audit_items(count: int, seed: int) -> dict[str, dict]:
 
 
 def tracking_items(rounds: int, seed: int) -> dict[str, dict]:
-    """The events of `chickenfoot eval-tracking --model --rounds R --seed S`, round by round."""
-    from vision.recognize import Recognizer
-    from vision.synth.sequence import plan_sequence, sequence_rng
-    from vision.tracking.evaluate import Tally, run_model
+    """The events of `chickenfoot lab eval-tracking --model --rounds R --seed S`, round by round: each
+    round tracked on its own (`--only K`) so that its summary and examples are its own."""
+    from lab.synth.sequence import plan_sequence, sequence_rng
 
     sets, size = [6, 9, 12, 15], (1280, 720)  # the command's defaults
-    recognizer = Recognizer(None)
     items = {}
-    for i in range(rounds):
-        plan = plan_sequence(sequence_rng(seed, i), size, sets[i % len(sets)])
-        name = f"seed{seed}-{i}"
-        run = run_model(plan, recognizer)
-        one = Tally()
-        one.add(run, keep=20, per_set=False)
-        items[name] = _drop_timing({
-            "set": plan.set_max, "players": plan.players, "plays": len(plan.plays()),
-            "frames": run.frames, "frames_read": run.frames_read,
-            "events": [e.to_dict() for e in run.events],
-            "summary": one.summary(), "examples": one.examples(),
-        })
-        print(f"  tracked {name}: {len(run.events)} events", file=sys.stderr)
+    with tempfile.TemporaryDirectory(prefix="gd_rounds_") as tmp:
+        for i in range(rounds):
+            events_file = Path(tmp) / f"round{i}.jsonl"
+            report = json.loads(_run(["lab", "eval-tracking", "--model", "--rounds", str(rounds), "--seed", str(seed),
+                                      "--only", str(i), "--json", "--examples", "--events", str(events_file)]))
+            lines = [json.loads(line) for line in events_file.read_text().splitlines() if line.strip()]
+            name = f"seed{seed}-{i}"
+            events = [{k: v for k, v in e.items() if k != "round"} for e in lines if e["round"] == name]
+            if len(events) != len(lines):
+                raise SystemExit(f"eval-tracking --only {i} wrote events of rounds other than {name}")
+            plan = plan_sequence(sequence_rng(seed, i), size, sets[i % len(sets)])  # the round's set and players
+            summary = {k: v for k, v in report.items() if k not in RUN_FIELDS}
+            items[name] = _drop_timing({
+                "set": plan.set_max, "players": plan.players, "plays": summary["true_plays"],
+                "frames": summary["frames"], "frames_read": summary["frames_read"],
+                "events": events, "summary": summary, "examples": report["examples"],
+            })
+            print(f"  tracked {name}: {len(events)} events", file=sys.stderr)
     return items
 
 

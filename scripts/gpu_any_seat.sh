@@ -1,7 +1,7 @@
 #!/bin/sh
 # One lent GPU call: the tile detector fine-tuned from the committed weights at 640 px on 3D
 # scenes seen from any seat (low cameras, standing tiles, racks, stacks) beside the flat hands
-# and tables and the table windows of the current recipe (vision/training/gpu_any_seat.py has
+# and tables and the table windows of the current recipe (lab/training/gpu_any_seat.py has
 # the mix and the arithmetic behind its counts). Rendering stops at a third of DEADLINE, training
 # at DEADLINE minus the export's margin; best.pt is copied to $OUT after every epoch, then
 # exported to $OUT/tile_detector.onnx. Measure it here on CPU before shipping (models/README.md).
@@ -16,7 +16,7 @@ if [ "${SCALE:-}" = tiny ]; then
 else
   ARGS="--scale full"
 fi
-"$PY" -m vision.training.gpu_any_seat --out "$OUT" --work "$WORK" --deadline "$DEADLINE" $ARGS \
+"$PY" -m lab.training.gpu_any_seat --out "$OUT" --work "$WORK" --deadline "$DEADLINE" $ARGS \
   > "$OUT/train.log" 2>&1 || { tail -n 30 "$OUT/train.log"; exit 1; }
 grep -v '^ *[0-9]*/[0-9]*' "$OUT/train.log" | tail -n 12
 ls -l "$OUT"

@@ -14,12 +14,12 @@ else
   SCENES="--hands 1000 --tables 500 --big-scale 0.5 --hue-scale 0.7 --big-small-scale 0.8"
 fi
 ARGS="--work $WORK --seed 331 --no-windows $SCENES"
-python3 -m vision.training.gpu_half --out "$OUT/prep" $ARGS --prepare-only
+python3 -m lab.training.gpu_half --out "$OUT/prep" $ARGS --prepare-only
 left=$(( DEADLINE - ($(date +%s) - t0) ))
 echo "prepared in $(( $(date +%s) - t0 )) s; $left s left for training"
-python3 -m vision.training.gpu_half --out "$OUT/lr1e-3" $ARGS --init models/half_reader.onnx --lr 1e-3 \
+python3 -m lab.training.gpu_half --out "$OUT/lr1e-3" $ARGS --init models/half_reader.onnx --lr 1e-3 \
   --deadline "$left" > "$OUT/lr1e-3.log" 2>&1 &
-python3 -m vision.training.gpu_half --out "$OUT/lr3e-4" $ARGS --init models/half_reader.onnx --lr 3e-4 \
+python3 -m lab.training.gpu_half --out "$OUT/lr3e-4" $ARGS --init models/half_reader.onnx --lr 3e-4 \
   --deadline "$left" > "$OUT/lr3e-4.log" 2>&1 &
 wait
 tail -n 4 "$OUT"/*.log

@@ -20,11 +20,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from lab.synth.scene import render_scene  # noqa: E402
+from lab.synth.table import plan_table  # noqa: E402
+from lab.synth.tileface import _hsv, _luma, random_style  # noqa: E402
+from lab.training.half_data import _degrade  # noqa: E402
 from vision.halfreader import HalfReader  # noqa: E402
-from vision.synth.scene import render_scene  # noqa: E402
-from vision.synth.table import plan_table  # noqa: E402
-from vision.synth.tileface import _hsv, _luma, random_style  # noqa: E402
-from vision.training.half_data import _degrade  # noqa: E402
 
 SIZE = (1280, 720)
 

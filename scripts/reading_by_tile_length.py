@@ -26,7 +26,7 @@ BANDS = ((20, 25), (25, 30), (30, 35), (35, 40), (40, 45), (45, 50), (50, 60), (
 
 def _tile_picture(rng: np.random.Generator, style, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
     """Tile a|b drawn 40 px wide on a plain background; (picture, corners in label order)."""
-    from vision.synth.tileface import draw_tile
+    from lab.synth.tileface import draw_tile
 
     sp = draw_tile(style, a, b, 40, rng)
     h, w = sp.rgba.shape[:2]
@@ -39,9 +39,9 @@ def _tile_picture(rng: np.random.Generator, style, a: int, b: int) -> tuple[np.n
 
 
 def tiles(count: int, model: str) -> None:
+    from lab.synth.tileface import random_style
+    from lab.training.half_data import _degrade
     from vision.halfreader import HalfReader
-    from vision.synth.tileface import random_style
-    from vision.training.half_data import _degrade
 
     reader = HalfReader(Path(model) / "half_reader.onnx")
     for set_max in (6, 9, 12, 15, 18):
@@ -63,9 +63,9 @@ def tiles(count: int, model: str) -> None:
 
 
 def rounds(seeds: list[int], n: int, model: str, sets: tuple[int, ...] = (6, 9, 12, 15)) -> None:
+    from lab.synth.sequence import SequenceRenderer, plan_sequence, sequence_rng
     from vision.imageio import LoadedImage
     from vision.recognize import Recognizer
-    from vision.synth.sequence import SequenceRenderer, plan_sequence, sequence_rng
     from vision.types import tile_length
 
     rec = Recognizer(model)

@@ -1,10 +1,10 @@
 """Copies of labelled photos with their tiles moved onto other tables: the real tiles, cut out along
-their boxes, laid over a synthesised surface (`vision.synth.background`), to see what the
+their boxes, laid over a synthesised surface (`lab.synth.background`), to see what the
 recognizer loses on real tiles over tables the development photos do not show (white paper as
 pale as the faces, light wood, checks, marble, a woven mat).
 
     python scripts/restage_real.py ../shared/data/real --out /tmp/restaged
-    for d in /tmp/restaged/*/; do chickenfoot eval $d --labels ../shared/data/real/labels.json --only photos; done
+    for d in /tmp/restaged/*/; do chickenfoot lab eval $d --labels ../shared/data/real/labels.json --only photos; done
 
 The cut-outs come from the committed models' boxes on the untouched photo (every tile of the 16
 labelled photos is found there, backs included), each widened by 4 % of the tile's width and
@@ -31,7 +31,7 @@ RIM = 0.04
 def restaged(bgr: np.ndarray, boxes: list[np.ndarray], kind: str) -> np.ndarray:
     """`bgr` with everything outside the widened `boxes` (corners in its pixels) replaced by a
     surface of `kind`."""
-    from vision.synth.background import surface
+    from lab.synth.background import surface
     from vision.types import tile_length
 
     h, w = bgr.shape[:2]

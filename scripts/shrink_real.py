@@ -2,7 +2,7 @@
 real pixels (the dev photos are close-ups; a table photo or a webcam frame shows tiles of 30-60 px).
 
     python scripts/shrink_real.py ../shared/data/real --lengths 30 40 55 --out /tmp/shrunk
-    chickenfoot eval /tmp/shrunk/30 --labels ../shared/data/real/labels.json --only photos
+    chickenfoot lab eval /tmp/shrunk/30 --labels ../shared/data/real/labels.json --only photos
 
 The scale comes from the committed models' own boxes on the full-size photo (the labels give no
 positions). Nothing is written inside the repository unless --out points there: the photos are

@@ -4,7 +4,7 @@ heavy JPEG, heavy sharpening, specks of dirt), to see what the recognizer loses 
 under conditions the development photos do not show.
 
     python scripts/stress_real.py ../shared/data/real --out /tmp/stress
-    for d in /tmp/stress/*/; do chickenfoot eval $d --labels ../shared/data/real/labels.json --only photos; done
+    for d in /tmp/stress/*/; do chickenfoot lab eval $d --labels ../shared/data/real/labels.json --only photos; done
 
 Every change is applied to the whole photo with the same strength for every photo, fixed before
 looking at any result; blur and noise are scaled by the photo's tile length (from the committed

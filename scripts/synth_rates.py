@@ -1,6 +1,6 @@
 """CPU seconds per rendered scene for each kind of scene a training call renders.
 
-One process, the way `chickenfoot synth` workers and `vision.training.gpu_any_seat` render:
+One process, the way `chickenfoot lab synth` workers and `lab.training.gpu_any_seat` render:
 random sizes, detector images only (full scenes where windows are cut from them), a few scenes
 first so each process's caches (table surfaces, sensor noise) are warm. CPU time, not wall time,
 so a machine shared with other work still gives usable figures; repeat to see the spread.
@@ -19,7 +19,7 @@ import cv2
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.synth.dataset import SynthJob, _prepare, render_one  # noqa: E402
+from lab.synth.dataset import SynthJob, _prepare, render_one  # noqa: E402
 
 KINDS = [("hand3d", True, False), ("hand3d", False, False), ("table3d", True, True), ("hand", False, False),
          ("table", False, True)]

@@ -1,4 +1,4 @@
-"""`chickenfoot bench`: every figure is a ratio to a reference pass of a fixed, named model."""
+"""`chickenfoot lab bench`: every figure is a ratio to a reference pass of a fixed, named model."""
 from __future__ import annotations
 
 import argparse
@@ -7,11 +7,11 @@ from types import SimpleNamespace
 
 import pytest
 
+from lab.bench import BenchConfig, run_bench
+from lab.bench_reference import REFERENCE_MODEL, REFERENCE_SHA256, ReferencePass, file_sha256
+from lab.bench_tracker import feed_live, percentile, play_latencies
+from lab.commands import bench as bench_cmd
 from service.cli import UserError
-from service.commands import bench as bench_cmd
-from vision.bench import BenchConfig, run_bench
-from vision.bench_reference import REFERENCE_MODEL, REFERENCE_SHA256, ReferencePass, file_sha256
-from vision.bench_tracker import feed_live, percentile, play_latencies
 from vision.onnx_yolo import ModelError
 from vision.tracking.events import TilePlayed
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import onnxruntime as ort
 
-from vision.bench_reference import REFERENCE_TUNING
+from lab.bench_reference import REFERENCE_TUNING
 from vision.onnx_yolo import TUNING, SessionTuning, session_options
 
 

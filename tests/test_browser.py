@@ -117,7 +117,7 @@ def _watch_errors(page) -> list[str]:
 
 
 def test_uploading_a_hand_photo_shows_the_score(server, tmp_path):
-    from vision.synth.scene import render_hand
+    from lab.synth.scene import render_hand
 
     photo = tmp_path / "hand.jpg"
     cv2.imwrite(str(photo), render_hand(np.random.default_rng(21), (1280, 960)).image)
@@ -150,7 +150,7 @@ def test_an_iphone_heic_photo_is_scored_and_shown(server, tmp_path):
 
 
 def test_the_live_view_shows_events_from_the_camera(server, tmp_path):
-    from vision.synth.scene import render_hand
+    from lab.synth.scene import render_hand
 
     scenes = [render_hand(np.random.default_rng(s), (640, 480)).image for s in (31, 32)]
     video = tmp_path / "table.y4m"

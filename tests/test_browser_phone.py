@@ -30,7 +30,7 @@ def _fake_hand(score: int, tiles: list) -> str:
 
 @pytest.fixture(scope="module")
 def hand_photo(tmp_path_factory):
-    from vision.synth.scene import render_hand
+    from lab.synth.scene import render_hand
 
     path = tmp_path_factory.mktemp("photos") / "hand.jpg"
     cv2.imwrite(str(path), render_hand(np.random.default_rng(21), (1280, 960)).image)
@@ -302,7 +302,7 @@ def test_a_double_tap_on_start_game_makes_one_game(server, tmp_path):
 
 
 def test_a_double_tap_on_start_camera_opens_one_camera_and_stop_ends_it(server, tmp_path):
-    from vision.synth.scene import render_hand
+    from lab.synth.scene import render_hand
 
     video = tmp_path / "table.y4m"
     _write_y4m(video, [render_hand(np.random.default_rng(31), (640, 480)).image] * 5)

@@ -33,9 +33,9 @@ def test_a_set_between_the_listed_sizes_needs_what_the_next_larger_one_does():
 
 def test_a_far_webcam_frame_of_a_double15_table_is_read_with_the_advice():
     # the last frame of a rendered round whose 43-px tiles draw 13-15 as rows of dots
+    from lab.synth.sequence import SequenceRenderer, plan_sequence, sequence_rng
     from vision.imageio import LoadedImage
     from vision.recognize import Recognizer
-    from vision.synth.sequence import SequenceRenderer, plan_sequence, sequence_rng
 
     plan = plan_sequence(sequence_rng(25, 27), (1280, 720), 15)
     frame = SequenceRenderer(plan).frame(len(plan.frames) - 1)

@@ -139,9 +139,9 @@ def _frame_of_brown_15s_beside_green_13s(big_reader: bool = False):
     """A still frame of a rendered round (double-15, 45-px tiles on a black face, the
     15 drawn as three rows of five brown pips, the 13 as green ones): the whole frame as the
     recognizer reads it (with the general half reader unless `big_reader`), and where each tile lies."""
+    from lab.synth.sequence import SequenceRenderer, plan_sequence, sequence_rng
     from vision.imageio import LoadedImage
     from vision.recognize import Recognizer
-    from vision.synth.sequence import SequenceRenderer, plan_sequence, sequence_rng
 
     plan = plan_sequence(sequence_rng(0, 11), (1280, 720), 15)
     frame = plan.frames[700]

@@ -55,9 +55,9 @@ def test_a_single_large_face_does_not_pass_for_the_size_of_the_tiles(detector, m
 def test_a_table_of_small_tiles_behind_a_phantom_back_is_read():
     """Frame 1140 of a rendered round (black double-15 tiles ~40 px long): the first pass finds
     only a phantom back over the spinner's crossing; its size, trusted, would leave nothing read."""
+    from lab.synth.sequence import SequenceRenderer, plan_sequence, sequence_rng
     from vision.imageio import LoadedImage
     from vision.recognize import get_recognizer
-    from vision.synth.sequence import SequenceRenderer, plan_sequence, sequence_rng
 
     plan = plan_sequence(sequence_rng(14, 19), (1280, 720), 15)
     frame = SequenceRenderer(plan).frame(1140)
@@ -78,8 +78,8 @@ def test_the_tracker_keeps_reading_small_tiles_when_the_first_pass_finds_only_la
     finds ten confident boxes, each over several tiles; judged by them, the tiles were large, no
     second pass ran and one tile was read, so every tile of the board was taken for gone. The
     tracker's detector remembers the size of the tiles it read before."""
+    from lab.synth.sequence import SequenceRenderer, plan_sequence, sequence_rng
     from vision.recognize import get_recognizer
-    from vision.synth.sequence import SequenceRenderer, plan_sequence, sequence_rng
     from vision.tracking.tracker import RecognizerDetector
 
     plan = plan_sequence(sequence_rng(14, 19), (1280, 720), 15)
@@ -98,9 +98,9 @@ def test_a_close_up_of_one_tile_filling_the_picture_is_read_whole(seed):
     read it wrong; the bordered pass reads it whole."""
     import cv2
 
+    from lab.synth.closeup import close_up
+    from lab.synth.scene import render_hand
     from vision.recognize import get_recognizer
-    from vision.synth.closeup import close_up
-    from vision.synth.scene import render_hand
 
     scene = render_hand(np.random.default_rng(seed), (1280, 960), set_max=12)
     tiles = [t for t in scene.tiles if not t.face_down and t.visible >= 0.97]
@@ -134,9 +134,9 @@ def test_a_table_frame_is_not_read_with_the_coarse_passs_phantoms():
     tiles that are not there, three real tiles lost to them."""
     import cv2
 
-    from vision.evaluate import score_rendered
+    from lab.evaluate import score_rendered
+    from lab.synth.table import render_table
     from vision.recognize import get_recognizer
-    from vision.synth.table import render_table
 
     scene = render_table(np.random.default_rng(3), (1280, 720), set_max=9)
     jpeg = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()

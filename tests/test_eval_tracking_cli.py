@@ -1,4 +1,5 @@
-"""`chickenfoot eval-tracking`: rounds tracked side by side give the figures one process gives."""
+"""`chickenfoot lab eval-tracking`: rounds tracked side by side give the figures one process gives,
+and `--events` keeps every round's event stream."""
 from __future__ import annotations
 
 import argparse
@@ -6,8 +7,8 @@ import json
 
 import pytest
 
+from lab.commands import eval_tracking
 from service.cli import UserError
-from service.commands import eval_tracking
 
 
 def _run(capsys, *argv: str) -> dict:
@@ -49,3 +50,22 @@ def test_a_round_list_that_is_not_numbers_is_a_clear_error(capsys):
     with pytest.raises(SystemExit):
         p.parse_args(["eval-tracking", "--only", "ten"])
     assert "round numbers" in capsys.readouterr().err
+
+
+def test_events_file_holds_every_round_s_events_named_by_round(capsys, tmp_path):
+    events = tmp_path / "events.jsonl"
+    summary = _run(capsys, "--rounds", "2", "--seed", "4", "--json", "--events", str(events))
+    lines = [json.loads(line) for line in events.read_text().splitlines()]
+    assert {e["round"] for e in lines} == {"seed4-0", "seed4-1"}
+    assert all(e["kind"] and "frame" in e for e in lines)
+    plays = [e for e in lines if e["kind"] == "tile_played"]
+    assert len(plays) >= summary["tracker_plays"]  # withdrawn and corrected plays are events too
+    assert sum(1 for e in lines if e["kind"] == "camera_moved") == summary["camera_moved_events"]
+
+
+def test_events_go_with_tracked_rounds_not_the_speed_run(tmp_path):
+    p = argparse.ArgumentParser(prog="chickenfoot")
+    eval_tracking.register(p.add_subparsers(dest="command"))
+    args = p.parse_args(["eval-tracking", "--speed", "--events", str(tmp_path / "e.jsonl")])
+    with pytest.raises(UserError, match="--events"):
+        args.func(args)

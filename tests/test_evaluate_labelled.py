@@ -1,4 +1,4 @@
-"""How `chickenfoot eval --labels` scores labelled photos: the rules of its count."""
+"""How `chickenfoot lab eval --labels` scores labelled photos: the rules of its count."""
 from __future__ import annotations
 
 import json
@@ -29,7 +29,7 @@ def _labels(tmp_path: Path, **change) -> Path:
 
 
 def test_the_face_down_count_is_scored_where_the_label_gives_it(recognizer, tmp_path):
-    from vision.evaluate import eval_labelled
+    from lab.evaluate import eval_labelled
 
     right, _ = eval_labelled(DEMO, _labels(tmp_path), recognizer)
     wrong, rows = eval_labelled(DEMO, _labels(tmp_path, face_down=2), recognizer)
@@ -40,7 +40,7 @@ def test_the_face_down_count_is_scored_where_the_label_gives_it(recognizer, tmp_
 
 
 def test_a_label_without_a_face_down_count_leaves_it_unscored(recognizer, tmp_path):
-    from vision.evaluate import eval_labelled
+    from lab.evaluate import eval_labelled
 
     labels = json.loads((DEMO / "labels.json").read_text())
     del labels["hand.jpg"]["face_down"]
@@ -52,7 +52,7 @@ def test_a_label_without_a_face_down_count_leaves_it_unscored(recognizer, tmp_pa
 
 
 def test_the_eval_command_names_a_photo_whose_face_down_count_is_wrong(tmp_path):
-    out = subprocess.run([*CLI, "eval", str(DEMO), "--labels", str(_labels(tmp_path, face_down=3))],
+    out = subprocess.run([*CLI, "lab", "eval", str(DEMO), "--labels", str(_labels(tmp_path, face_down=3))],
                          cwd=REPO, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert "face down: found 0, labelled 3" in out.stdout

@@ -1,9 +1,9 @@
-"""How `chickenfoot eval --rendered` scores one scene: the rules of its count."""
+"""How `chickenfoot lab eval --rendered` scores one scene: the rules of its count."""
 from __future__ import annotations
 
 import numpy as np
 
-from vision.evaluate import score_rendered
+from lab.evaluate import score_rendered
 
 
 def _tile(x: float, pips: tuple[int, int], visible: float = 1.0, face_down: bool = False) -> dict:

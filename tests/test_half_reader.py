@@ -134,9 +134,9 @@ def test_a_pair_of_big_pips_across_a_faint_divider_reads_as_the_5_it_belongs_to(
     that the bar finder missed in favour of the 5's lower pair (read 3-2 before, in every frame)."""
     import cv2
 
+    from lab.synth.sequence import plan_sequence, render_frame, sequence_rng
     from vision.imageio import load_image
     from vision.recognize import get_recognizer
-    from vision.synth.sequence import plan_sequence, render_frame, sequence_rng
 
     plan = plan_sequence(sequence_rng(6, 28), (1280, 720), 6)
     frame = plan.frames[100]
@@ -206,11 +206,11 @@ def test_the_dot_detector_is_asked_only_about_boxes_it_can_decide():
     (a back or a face?), so only those and the large tiles go through the dot detector."""
     import cv2
 
+    from lab.synth.table import render_table
     from vision.imageio import load_image
     from vision.pipreader import find_bar
     from vision.recognize import Recognizer
     from vision.rectify import rectify_tile
-    from vision.synth.table import render_table
     from vision.types import tile_length
 
     img = render_table(np.random.default_rng(3), (1280, 720), set_max=9).image
@@ -238,9 +238,9 @@ def test_only_a_declared_big_set_is_read_by_the_big_sets_half_reader(set_max, re
     picture declared double-13 or more goes to it; an undeclared set keeps the general reader."""
     import cv2
 
+    from lab.synth.table import render_table
     from vision.imageio import load_image
     from vision.recognize import Recognizer
-    from vision.synth.table import render_table
 
     img = render_table(np.random.default_rng(3), (1280, 720), set_max=9).image
     loaded = load_image(cv2.imencode(".png", img)[1].tobytes())
@@ -257,7 +257,7 @@ def _row_of_tiles(style, tiles: list[tuple[int, int]], width: int, size: tuple[i
                   background: tuple[int, int, int], step: int, top: int) -> np.ndarray:
     """An RGB picture (`size` rows × columns) of `tiles` drawn `width` px wide in `style`, side by
     side `step` px apart from x 40, on a plain `background`."""
-    from vision.synth.tileface import draw_tile
+    from lab.synth.tileface import draw_tile
 
     img = np.full((*size, 3), background, np.uint8)
     for k, (a, b) in enumerate(tiles):
@@ -294,7 +294,7 @@ def _tiles_in_colours_the_dot_detector_misses() -> tuple[bytes, list[tuple[int, 
     import cv2
     import dataclasses
 
-    from vision.synth.tileface import random_style
+    from lab.synth.tileface import random_style
 
     colours = [(20, 20, 60)] * 19
     colours[6], colours[2] = (225, 120, 215), (240, 160, 140)
@@ -333,7 +333,7 @@ def _large_tiles_out_of_focus() -> tuple[bytes, list[tuple[int, int]]]:
     import cv2
     import dataclasses
 
-    from vision.synth.tileface import random_style
+    from lab.synth.tileface import random_style
 
     style = dataclasses.replace(random_style(np.random.default_rng(4), 12), body=(248, 246, 240))
     tiles = [(12, 10), (7, 7), (11, 9), (12, 8), (10, 6), (9, 12)]
@@ -372,7 +372,7 @@ def _pale_twelves_lit_to_white() -> tuple[bytes, list[tuple[int, int]]]:
     import cv2
     import dataclasses
 
-    from vision.synth.tileface import random_style
+    from lab.synth.tileface import random_style
 
     colours = [(20, 20, 60)] * 19
     colours[12] = (190, 190, 190)

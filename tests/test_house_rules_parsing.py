@@ -211,7 +211,7 @@ def test_score_with_bad_rules_is_a_one_line_error_before_any_photo_is_read(photo
 
 @pytest.fixture(scope="module")
 def table_scene():
-    from vision.synth.table import render_table
+    from lab.synth.table import render_table
 
     return render_table(np.random.default_rng(8), (800, 600), 9, plant_kind="too_many_arms")
 

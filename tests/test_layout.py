@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from engine import HouseRules
+from lab.layout_eval import Noise, detections_from_plan, score_scene
+from lab.synth.table import PLANT_KINDS, plan_table
 from vision.layout import audit_detections, read_layout
-from vision.layout_eval import Noise, detections_from_plan, score_scene
-from vision.synth.table import PLANT_KINDS, plan_table
 from vision.types import TileDetection
 
 CLEAN = Noise(corner_sigma=0.0, scale=0.0, drop=0.0, false_tiles=0.0)
@@ -209,8 +209,8 @@ def test_report_has_the_promised_keys() -> None:
 
 
 def test_audit_is_drawn_on_the_photo() -> None:
+    from lab.synth.table import render_table
     from vision.annotate_layout import draw_audit
-    from vision.synth.table import render_table
 
     scene = render_table(np.random.default_rng(3), (640, 480), 9, plant_kind="ends_do_not_match")
     tiles = [TileDetection(t.id, t.corners, 1.0, t.face_down, None if t.face_down else t.pips, 1.0)
@@ -244,9 +244,9 @@ def test_cli_audit_on_a_file_that_is_not_an_image(tmp_path, capsys) -> None:
 
 def test_cli_audit_prints_json_and_draws(tmp_path, capsys, monkeypatch) -> None:
     """The command end to end, with the recognizer replaced by the scene's own labels."""
+    from lab.synth.table import render_table
     from service.cli import main
     from service.commands import common
-    from vision.synth.table import render_table
     from vision.types import Recognition
 
     scene = render_table(np.random.default_rng(8), (800, 600), 9, plant_kind="duplicate_tile")
@@ -275,11 +275,11 @@ def test_cli_audit_prints_json_and_draws(tmp_path, capsys, monkeypatch) -> None:
 def test_cli_eval_layout_small_run(capsys) -> None:
     from service.cli import main
 
-    assert main(["eval-layout", "--count", "6", "--bench", "0", "--json", "--seed", "1"]) == 0
+    assert main(["lab", "eval-layout", "--count", "6", "--bench", "0", "--json", "--seed", "1"]) == 0
     out = json.loads(capsys.readouterr().out)
     for key in ("edge_precision", "edge_recall", "spinner_found", "planted", "legal_clean"):
         assert key in out
-    assert main(["eval-layout", "--count", "0"]) == 2
+    assert main(["lab", "eval-layout", "--count", "0"]) == 2
 
 
 def _structural_leaf(scene) -> int | None:
@@ -301,8 +301,8 @@ def _structural_leaf(scene) -> int | None:
 
 
 def test_second_look_withdraws_a_verdict_caused_by_a_missed_tile() -> None:
+    from lab.synth.table import render_table
     from vision.layout_pixels import second_look
-    from vision.synth.table import render_table
 
     scene = render_table(np.random.default_rng(5001), (1280, 960), 12, plant_kind=None)
     victim = _structural_leaf(scene)
@@ -319,8 +319,8 @@ def test_second_look_withdraws_a_verdict_caused_by_a_missed_tile() -> None:
 
 
 def test_second_look_keeps_a_real_unfinished_chickie() -> None:
+    from lab.synth.table import render_table
     from vision.layout_pixels import second_look
-    from vision.synth.table import render_table
 
     scene = render_table(np.random.default_rng(5002), (1280, 960), 12, plant_kind="chickie_unfinished")
     rules = HouseRules.from_dict(scene.meta["rules"])
@@ -446,8 +446,8 @@ def test_a_stray_reading_as_the_missed_tile_does_not_veto_the_gap() -> None:
 
 
 def test_a_short_double_verdict_says_a_missed_tile_would_explain_it() -> None:
+    from lab.synth.table import render_table
     from vision.layout_pixels import second_look
-    from vision.synth.table import render_table
 
     scene = render_table(np.random.default_rng(5001), (1280, 960), 12, plant_kind=None)
     victim = _structural_leaf(scene)
@@ -463,8 +463,8 @@ def test_a_short_double_verdict_says_a_missed_tile_would_explain_it() -> None:
 
 
 def test_a_real_unfinished_chickie_is_confirmed_by_the_photo() -> None:
+    from lab.synth.table import render_table
     from vision.layout_pixels import second_look
-    from vision.synth.table import render_table
 
     scene = render_table(np.random.default_rng(5002), (1280, 960), 12, plant_kind="chickie_unfinished")
     rules = HouseRules.from_dict(scene.meta["rules"])
@@ -510,7 +510,7 @@ def test_second_look_keeps_a_chickie_still_short_after_the_tile_it_shows(monkeyp
     """A chickie short of two toes, one of them a tile the detector missed: the photo
     shows that one, but the chickie still lacks a toe, so the verdict stands."""
     import vision.layout_pixels as pixels
-    from vision.synth.table import render_table
+    from lab.synth.table import render_table
 
     scene = render_table(np.random.default_rng(5005), (1280, 960), 12, plant_kind="chickie_unfinished")
     lay = scene.layout
@@ -536,7 +536,7 @@ def test_second_look_keeps_a_chickie_still_short_after_the_tile_it_shows(monkeyp
 def test_cli_eval_layout_explains_what_it_got_wrong(capsys) -> None:
     from service.cli import main
 
-    assert main(["eval-layout", "--count", "6", "--bench", "0", "--json", "--explain", "--seed", "1"]) == 0
+    assert main(["lab", "eval-layout", "--count", "6", "--bench", "0", "--json", "--explain", "--seed", "1"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert isinstance(out["explained"], list)
     for x in out["explained"]:
@@ -546,7 +546,7 @@ def test_cli_eval_layout_explains_what_it_got_wrong(capsys) -> None:
 def _misread_table(cost: float):
     """A legal rendered double-12 table read exactly but for one layout tile, read with one end
     a value off and its true reading as the reader's second at `cost`."""
-    from vision.synth.table import render_table
+    from lab.synth.table import render_table
     from vision.types import Recognition
 
     scene = render_table(np.random.default_rng(5003), (1280, 960), 12, plant_kind=None)

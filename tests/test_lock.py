@@ -13,10 +13,10 @@ from packaging.version import Version
 
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
-LOCK_EXTRAS = {"runtime": (), "train": ("train",), "test": ("train", "test")}
+LOCK_EXTRAS = {"runtime": (), "lab": ("lab",), "test": ("lab", "test")}
 """Each lock file and the extras it holds beside the run-time dependencies."""
 LAB_ONLY = ("torch", "torchvision", "ultralytics", "playwright", "pytest", "hypothesis", "onnx")
-"""Packages a run-time install must not carry: training, export and test tools."""
+"""Packages a run-time install must not carry: the lab's training and export tools, and test tools."""
 
 PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+?)\s*(\\)?$")
 
@@ -79,9 +79,9 @@ def test_every_pin_has_a_hash_and_the_build_tools_are_pinned_too(lock):
 def test_the_three_locks_pin_one_version_of_each_package():
     locks = {name: _lock(name)[0] for name in LOCK_EXTRAS}
     for name, version in locks["test"].items():
-        for other in ("runtime", "train"):
+        for other in ("runtime", "lab"):
             assert locks[other].get(name, version) == version, (name, other, locks[other][name], version)
-    assert set(locks["runtime"]) <= set(locks["train"]) <= set(locks["test"])
+    assert set(locks["runtime"]) <= set(locks["lab"]) <= set(locks["test"])
 
 
 def test_the_run_time_lock_carries_no_training_or_test_tools():
@@ -90,5 +90,5 @@ def test_the_run_time_lock_carries_no_training_or_test_tools():
 
 
 def test_torch_is_pinned_to_the_cpu_build():
-    pins, _, _ = _lock("train")
+    pins, _, _ = _lock("lab")
     assert pins["torch"].local == "cpu", pins["torch"]

@@ -43,7 +43,7 @@ def _run(code: str, tmp_path: Path) -> str:
 def test_recognition_pipeline_opens_no_connection(tmp_path):
     out = _run('''
         import numpy as np, cv2
-        from vision.synth.scene import render_hand
+        from lab.synth.scene import render_hand
         from vision.recognize import Recognizer
         img = render_hand(np.random.default_rng(0), (640, 480)).image
         ok, buf = cv2.imencode(".jpg", img)
@@ -56,7 +56,7 @@ def test_recognition_pipeline_opens_no_connection(tmp_path):
 def test_ultralytics_training_imports_open_no_connection(tmp_path):
     pytest.importorskip("ultralytics")
     out = _run('''
-        from vision.training.offline import import_ultralytics
+        from lab.training.offline import import_ultralytics
         import_ultralytics()
         from ultralytics import YOLO
         from ultralytics.utils.checks import check_font

@@ -229,8 +229,8 @@ def _truth(scene) -> list[tuple[int, int]]:
 def test_a_hand_photographed_at_a_steep_angle_is_read_on_the_levelled_view(recognizer, seed):
     """Rendered double-12 hands seen 50-63 degrees off straight down: the committed detector read
     2, 2 and 0 of their tiles right as they are, every one levelled."""
+    from lab.synth.scene import render_hand
     from vision.imageio import LoadedImage
-    from vision.synth.scene import render_hand
 
     scene = render_hand(np.random.default_rng(seed), (1280, 960), set_max=12, n=6, steep=True)
     rec = recognizer.recognize_loaded(LoadedImage(scene.image, 1.0, 1280, 960, "steep"), 12, level=True)
@@ -242,8 +242,8 @@ def test_a_hand_photographed_at_a_steep_angle_is_read_on_the_levelled_view(recog
 
 
 def test_a_hand_photographed_from_above_is_read_once(recognizer):
+    from lab.synth.scene import render_hand
     from vision.imageio import LoadedImage
-    from vision.synth.scene import render_hand
 
     scene = render_hand(np.random.default_rng(3), (1280, 960), set_max=12, n=6)
     rec = recognizer.recognize_loaded(LoadedImage(scene.image, 1.0, 1280, 960, "flat"), 12, level=True)
@@ -256,10 +256,10 @@ def test_a_table_seen_from_above_is_not_read_in_a_levelled_view_that_reads_its_t
     tight their boxes do not look like dominoes) was "levelled" as if seen from 59 degrees; that
     reading found more faces but read 17 tiles twice, and 17 of 52 tiles right, against 51 as it
     was. A set holds each tile once: a levelled reading with more repeats is not taken."""
-    from vision.evaluate import score_rendered
+    from lab.evaluate import score_rendered
+    from lab.synth.table import render_table
     from vision.correct import read_twice
     from vision.recognize import get_recognizer
-    from vision.synth.table import render_table
 
     rng = np.random.default_rng(np.random.SeedSequence([2702, 16]))
     scene = render_table(rng, (1280, 720), 12)
@@ -301,8 +301,8 @@ def test_a_hand_seen_from_65_degrees_with_no_face_boxed_is_read_in_a_guessed_ste
     """Rendered double-12 hands shortened to cos(65 degrees): the detector, which learnt tiles
     seen from at most ~62 degrees, boxed no face of either, so no angle could be found from
     boxes, and without a guessed view neither tile is read."""
+    from lab.synth.scene import render_hand
     from vision.imageio import LoadedImage
-    from vision.synth.scene import render_hand
 
     scene = render_hand(np.random.default_rng(seed), (1280, 960), set_max=12, n=n)
     img = _squashed(scene.image, 65)
@@ -314,8 +314,8 @@ def test_a_hand_seen_from_65_degrees_with_no_face_boxed_is_read_in_a_guessed_ste
 def test_a_lone_tile_photographed_from_above_is_not_read_in_the_guessed_steep_view(recognizer):
     """One face is too few to show the angle, so the guessed view is tried: its pips, round in the
     photo, turn it down."""
+    from lab.synth.scene import render_hand
     from vision.imageio import LoadedImage
-    from vision.synth.scene import render_hand
 
     scene = render_hand(np.random.default_rng(3), (1280, 960), set_max=12, n=1)
     assert len(_truth(scene)) == 1
@@ -327,8 +327,8 @@ def test_a_lone_tile_photographed_from_above_is_not_read_in_the_guessed_steep_vi
 def test_a_lone_tile_whose_round_pips_show_it_was_taken_from_above_is_read_once(recognizer, monkeypatch):
     """A guessed view costs a second reading with the detector's closest look; the 4-5's nine round
     pips spare it."""
+    from lab.synth.scene import render_hand
     from vision.imageio import LoadedImage
-    from vision.synth.scene import render_hand
 
     scene = render_hand(np.random.default_rng(2), (1280, 960), set_max=12, n=1)
     assert _truth(scene) == [(4, 5)]
@@ -346,7 +346,7 @@ def test_a_hand_whose_halves_are_boxed_as_tiles_is_read_in_a_guessed_steep_view(
     learnt: it boxed halves of tiles as tiles, two faces or more, whose boxes look like dominoes,
     so no angle was found, and no guess was tried while the faces alone were counted. A half
     shows no divider."""
-    import vision.synth.scene as scene_module
+    import lab.synth.scene as scene_module
     from vision.imageio import LoadedImage
 
     monkeypatch.setattr(scene_module, "STEEP_DEGREES", (60.0, 72.0))

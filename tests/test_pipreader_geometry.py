@@ -5,9 +5,9 @@ import cv2
 import numpy as np
 import pytest
 
+from lab.synth.tileface import draw_tile, random_style
 from vision.pipreader import _split_row, find_bar
 from vision.rectify import CROP_L, CROP_W, obb_to_corners, rectify_tile
-from vision.synth.tileface import draw_tile, random_style
 
 
 def _crop(a: int, b: int, seed: int, shift: float = 0.0, bar_rgb: tuple[int, int, int] = (10, 10, 10),

@@ -23,7 +23,7 @@ def recognizer():
 
 
 def test_real_hand_photos_read_at_least_as_well_as_the_committed_model(recognizer):
-    from vision.evaluate import eval_labelled
+    from lab.evaluate import eval_labelled
 
     summary, rows = eval_labelled(REAL, REAL / "labels.json", recognizer)
     assert summary["failed"] == 0
@@ -34,7 +34,7 @@ def test_real_hand_photos_read_at_least_as_well_as_the_committed_model(recognize
 
 
 def test_real_double6_single_tile_photos_read_at_least_as_well_as_the_committed_model(recognizer):
-    from vision.evaluate import eval_single_tiles
+    from lab.evaluate import eval_single_tiles
 
     res = eval_single_tiles(REAL / "crops" / "double6-tiles", recognizer, per_class=3)
     assert res["per_end"] >= FLOORS["d6_tiles_per_end"], res
@@ -72,7 +72,7 @@ WEBCAM_LABELS = Path(__file__).resolve().parents[1] / "datasets" / "real_labels"
 def test_real_webcam_frames_read_at_least_as_well_as_the_committed_model(recognizer):
     # the 34 DomiBot webcam frames (640x480, double-6, 212 face-up tiles, 31 backs), labelled by us
     # (datasets/real_labels/README.md); measured 2026-11-27: every figure 1.0, face-down counts all right
-    from vision.evaluate import eval_labelled
+    from lab.evaluate import eval_labelled
 
     summary, _ = eval_labelled(REAL, WEBCAM_LABELS, recognizer)
     assert summary["images"] == 34 and summary["failed"] == 0

@@ -194,8 +194,8 @@ def _on_table(sp) -> np.ndarray:
 
 def _rendered_crop(a: int, b: int, seed: int, face_down: bool = False, bar_rgb=(10, 10, 10),
                    pattern: str = "plain", bar_frac: float | None = None) -> np.ndarray:
+    from lab.synth.tileface import draw_tile, random_style
     from vision.rectify import rectify_tile
-    from vision.synth.tileface import draw_tile, random_style
 
     rng = np.random.default_rng(seed)
     style = random_style(rng, 12)
@@ -448,7 +448,7 @@ def _tiles_drawn(style, rng, size: tuple[int, int], table: int, top: int, width:
     """A PNG of upright tiles (a, b, face down, left edge) drawn `width` px wide on a plain table."""
     import cv2
 
-    from vision.synth.tileface import draw_tile
+    from lab.synth.tileface import draw_tile
 
     img = np.full((*size, 3), table, np.uint8)
     for a, b, down, x0 in tiles:
@@ -481,7 +481,7 @@ def _recognizer_boxing_as_backs(is_back):
 def test_a_large_box_the_detector_calls_a_back_is_a_face_where_its_divider_shows():
     """Every face has a divider and no back has one; the detector told a plain 0-0 seen from low
     down from a back by little more than its missing dots, and the tile was left out."""
-    from vision.synth.tileface import random_style
+    from lab.synth.tileface import random_style
 
     rng = np.random.default_rng(5)
     style = random_style(rng, 12)
@@ -537,8 +537,8 @@ def _small_coloured_crop(a: int, b: int, seed: int, set_max: int, body, bar, pip
     the recognizer sees a small tile."""
     import cv2
 
+    from lab.synth.tileface import draw_tile, random_style
     from vision.rectify import rectify_tile
-    from vision.synth.tileface import draw_tile, random_style
 
     rng = np.random.default_rng(seed)
     style = random_style(rng, set_max)
@@ -706,7 +706,7 @@ def test_a_back_whose_dimples_the_half_reader_reads_one_one_stays_a_back_without
 def test_a_small_tile_boxed_as_a_back_beside_a_face_is_read_as_the_face_it_shows():
     """The recognizer looks again at small boxes called backs that lie against a face: the 1-0 is
     read, the real back beside it stays a back."""
-    from vision.synth.tileface import random_style
+    from lab.synth.tileface import random_style
 
     rng = np.random.default_rng(5)
     style = random_style(rng, 9)

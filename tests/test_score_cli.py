@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.synth.scene import render_hand
+from lab.synth.scene import render_hand
 
 REPO = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-c", "from service.cli import main; raise SystemExit(main())"]

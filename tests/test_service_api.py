@@ -33,7 +33,7 @@ HAND_KEYS = {"image", "tiles", "face_down", "total", "score", "set", "house_rule
 
 @pytest.fixture(scope="module")
 def hand_jpeg() -> bytes:
-    from vision.synth.scene import render_hand
+    from lab.synth.scene import render_hand
 
     scene = render_hand(np.random.default_rng(7), (1280, 960))
     ok, buf = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, 90])
@@ -495,7 +495,7 @@ def test_audit_says_it_is_not_available_until_the_layout_reader_exists(client, h
 
 @pytest.mark.skipif(not _layout_ready(), reason="vision.layout (audit_photo) is not there yet")
 def test_audit_returns_layout_open_ends_violations_and_a_picture(client):
-    from vision.synth.scene import render_hand
+    from lab.synth.scene import render_hand
 
     scene = render_hand(np.random.default_rng(11), (1280, 960))
     ok, buf = cv2.imencode(".jpg", scene.image)

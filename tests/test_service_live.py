@@ -20,7 +20,7 @@ BASE = "http://127.0.0.1:8000"
 
 @pytest.fixture(scope="module")
 def frame_jpeg() -> bytes:
-    from vision.synth.scene import render_hand
+    from lab.synth.scene import render_hand
 
     scene = render_hand(np.random.default_rng(3), (640, 480))
     ok, buf = cv2.imencode(".jpg", scene.image)
@@ -181,7 +181,7 @@ def test_board_changes_count_once_they_hold_for_two_frames():
 def _rendered_round_jpegs():
     """A short rendered round (double-6, three players, three planted illegal plays that are
     each taken back) as the JPEG frames a browser camera would send, with its plan."""
-    from vision.synth.sequence import SequenceRenderer, plan_sequence, sequence_rng
+    from lab.synth.sequence import SequenceRenderer, plan_sequence, sequence_rng
 
     plan = plan_sequence(sequence_rng(11, 25), (1280, 720), 6, max_plays=3, illegal_chance=1.0)
     renderer = SequenceRenderer(plan)

@@ -158,7 +158,7 @@ def _masked(payload: bytes, opcode: int = 0x2) -> bytes:
 
 def test_sockets_that_vanish_mid_frame_leave_the_server_healthy(tmp_path):
     from websockets.sync.client import connect
-    from vision.synth.scene import render_hand
+    from lab.synth.scene import render_hand
 
     ok, jpeg = cv2.imencode(".jpg", render_hand(np.random.default_rng(2), (640, 480)).image)
     frame = jpeg.tobytes()

@@ -7,10 +7,10 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.synth.dataset import _detect_label_lines
-from vision.synth.render3d import (POSES, READABLE_POSES, World, flat_box, render_hand3d, render_table3d,
+from lab.synth.dataset import _detect_label_lines
+from lab.synth.render3d import (POSES, READABLE_POSES, World, flat_box, render_hand3d, render_table3d,
                                    render_world, standing_box)
-from vision.synth.tileface import random_style
+from lab.synth.tileface import random_style
 
 RED = (210, 40, 40)  # RGB of the test set's faces and bodies: unlike any table surface hue check below
 
@@ -129,7 +129,7 @@ def test_visible_fraction_drops_behind_an_occluder():
 
 @pytest.mark.parametrize("kind", ["hand3d", "table3d"])
 def test_dataset_renders_the_3d_kinds(kind):
-    from vision.synth.dataset import render_kind
+    from lab.synth.dataset import render_kind
 
     sc = render_kind(kind, np.random.default_rng(3), (320, 240), None)
     assert sc.kind == kind and sc.image.shape == (240, 320, 3)

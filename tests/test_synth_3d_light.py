@@ -5,10 +5,10 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.synth import render3d, surfacepool
-from vision.synth.render3d import (POSES, Gloss, Lights, World, flat_box, render_hand3d, render_world,
+from lab.synth import render3d, surfacepool
+from lab.synth.render3d import (POSES, Gloss, Lights, World, flat_box, render_hand3d, render_world,
                                    standing_box)
-from vision.synth.tileface import FaceSprites, draw_tile, random_style
+from lab.synth.tileface import FaceSprites, draw_tile, random_style
 
 
 def _world(boxes) -> World:
@@ -129,7 +129,7 @@ def test_random_hands_show_every_kind_of_pose_with_visible_fractions():
 def test_a_rack_wall_hides_the_backs_of_its_tiles_and_is_never_labelled():
     """Seen from across the table a rack's back wall covers most of each tile's back: the tile's
     visible fraction must say so, and the rack itself must not become a label."""
-    from vision.synth.props import RACK, rack_slot, random_rack_look
+    from lab.synth.props import RACK, rack_slot, random_rack_look
 
     away = np.array([0.0, 1.0, 0.0])  # the camera stands on the -y side: these faces look away from it
     along = np.array([1.0, 0.0, 0.0])

@@ -5,10 +5,10 @@ import cv2
 import numpy as np
 import pytest
 
+from lab.synth.dataset import SynthJob, _detect_label_lines, generate
+from lab.synth.pips import MAX_PIPS, pip_layout
+from lab.synth.scene import render_hand
 from vision.rectify import CROP_L, CROP_W, rectify_tile
-from vision.synth.dataset import SynthJob, _detect_label_lines, generate
-from vision.synth.pips import MAX_PIPS, pip_layout
-from vision.synth.scene import render_hand
 
 SEEDS = list(range(12))
 
@@ -125,7 +125,7 @@ def test_hue_coded_sets_have_pips_as_bright_as_the_face_but_another_hue():
     """Lilac on orange: the pips are told from the face by hue alone."""
     import colorsys
 
-    from vision.synth.tileface import HUE_PIP_LUMA_GAP, _luma, random_style
+    from lab.synth.tileface import HUE_PIP_LUMA_GAP, _luma, random_style
 
     for seed in range(20):
         style = random_style(np.random.default_rng(seed), 12, face="hue-coded")
@@ -155,7 +155,7 @@ def test_hue_coded_pips_are_drawn_where_the_labels_put_them():
 
 
 def test_an_unknown_face_kind_is_refused():
-    from vision.synth.tileface import random_style
+    from lab.synth.tileface import random_style
 
     with pytest.raises(ValueError, match="unknown face"):
         random_style(np.random.default_rng(0), 12, face="glow-in-the-dark")
@@ -185,8 +185,8 @@ def test_generate_writes_images_labels_and_json(tmp_path):
 
 
 def test_a_table_the_planner_cannot_lay_out_is_drawn_again_from_a_derived_seed(tmp_path, monkeypatch):
-    import vision.synth.dataset as dataset
-    from vision.synth.table import LayoutFailed
+    import lab.synth.dataset as dataset
+    from lab.synth.table import LayoutFailed
 
     real = dataset.render_kind
     calls = []
@@ -204,15 +204,15 @@ def test_a_table_the_planner_cannot_lay_out_is_drawn_again_from_a_derived_seed(t
 
 
 def test_synth_command_reports_an_unplannable_table_in_one_line(tmp_path, monkeypatch, capsys):
-    import vision.synth.dataset as dataset
+    import lab.synth.dataset as dataset
+    from lab.synth.table import LayoutFailed
     from service.cli import main
-    from vision.synth.table import LayoutFailed
 
     def never(kind, rng, size, set_max, face=None, steep=False):
         raise LayoutFailed("could not lay out a table scene in 40 attempts")
 
     monkeypatch.setattr(dataset, "render_kind", never)
-    code = main(["synth", "--kind", "table", "--count", "1", "--out", str(tmp_path / "s"), "--workers", "1"])
+    code = main(["lab", "synth", "--kind", "table", "--count", "1", "--out", str(tmp_path / "s"), "--workers", "1"])
     err = capsys.readouterr().err
     assert code != 0
     assert "could not lay out a table scene" in err and "Traceback" not in err
@@ -228,7 +228,7 @@ def _foreshortening(camera) -> float:
 
 
 def test_a_steep_camera_sees_the_table_shortened_across_its_tilt():
-    from vision.synth.scene import random_camera
+    from lab.synth.scene import random_camera
 
     above = [_foreshortening(random_camera(np.random.default_rng(s), 640, 480)) for s in range(50)]
     steep = [_foreshortening(random_camera(np.random.default_rng(s), 640, 480, steep=True)) for s in range(50)]

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from engine import GameConfig, IllegalPlay, RoundState, Tile
-from vision.synth.sequence import (ILLEGAL_KINDS, SequencePlan, SequenceRenderer, generate_sequences, load_sequence,
+from lab.synth.sequence import (ILLEGAL_KINDS, SequencePlan, SequenceRenderer, generate_sequences, load_sequence,
                                    plan_sequence, sequence_rng)
 
 

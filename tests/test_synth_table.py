@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from engine import HouseRules, audit_layout
-from vision.synth.scene import TileLabel
-from vision.synth.table import PLANT_KINDS, plan_table, render_table, truth_layout
+from lab.synth.scene import TileLabel
+from lab.synth.table import PLANT_KINDS, plan_table, render_table, truth_layout
 
 
 def _audit(plan_or_scene, labels: list[TileLabel]):
@@ -80,7 +80,7 @@ def test_unrelated_tiles_keep_clear_of_each_other() -> None:
 
 
 def test_rendered_table_has_layout_hands_and_boneyard_small_in_frame() -> None:
-    from vision.synth.dataset import render_kind
+    from lab.synth.dataset import render_kind
 
     scene = render_kind("table", np.random.default_rng(11), (1280, 960), 12)
     assert scene.image.shape == (960, 1280, 3)
@@ -95,7 +95,7 @@ def test_rendered_table_has_layout_hands_and_boneyard_small_in_frame() -> None:
 
 
 def test_sixty_tile_tables_can_be_laid() -> None:
-    from vision.layout_eval import big_tables
+    from lab.layout_eval import big_tables
 
     plans = big_tables(1, seed=0, min_tiles=55)
     assert plans and len(plans[0].layout["tiles"]) >= 55

@@ -7,8 +7,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.synth.dataset import SynthJob, generate
-from vision.training.table_windows import MIN_INSIDE, _window_labels, table_stage_yaml, window_dataset
+from lab.synth.dataset import SynthJob, generate
+from lab.training.table_windows import MIN_INSIDE, _window_labels, table_stage_yaml, window_dataset
 
 
 def test_windows_label_the_tiles_inside_them_and_leave_cut_tiles_out(tmp_path: Path) -> None:
@@ -78,7 +78,7 @@ def test_train_refuses_a_table_stage_without_the_second_stage_before_rendering_a
     from service.cli import main
 
     data = tmp_path / "synth"
-    assert main(["train", "--data", str(data), "--stage2-hours", "0", "--tables-hours", "1"]) == 2
+    assert main(["lab", "train", "--data", str(data), "--stage2-hours", "0", "--tables-hours", "1"]) == 2
     err = capsys.readouterr().err
     assert "--tables-hours" in err and len(err.strip().splitlines()) == 1
     assert not data.exists()

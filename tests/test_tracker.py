@@ -2,7 +2,7 @@
 bad frames, dropped streams, scores and the game record.
 
 Most tests drive the tracker with detections derived from a rendered sequence's ground
-truth (`vision.tracking.oracle`), so they test the tracker's logic, not the recognizer.
+truth (`lab.oracle`), so they test the tracker's logic, not the recognizer.
 """
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from engine import GameConfig, HouseRules, Tile, full_set, load_record
-from vision.synth.sequence import SeqFrame, plan_sequence, sequence_rng
+from lab.oracle import Noise, OracleDetector, TruthGate
+from lab.synth.sequence import SeqFrame, plan_sequence, sequence_rng
+from lab.tracking_eval import Tally, make_tracker, run_oracle
 from vision.tracking import FrameRejected, StreamLost, StreamResumed, TilePlayed, TileTakenBack, Tracker
-from vision.tracking.evaluate import Tally, make_tracker, run_oracle
-from vision.tracking.oracle import Noise, OracleDetector, TruthGate
 from vision.types import COLOUR_NOTE, TileDetection
 
 
@@ -310,7 +310,7 @@ def test_tiles_and_board_use_engine_tiles():
 
 
 def test_an_illegal_play_seen_in_real_frames_is_saved_as_evidence(tmp_path):
-    from vision.synth.sequence import SequenceRenderer
+    from lab.synth.sequence import SequenceRenderer
 
     plan = next(p for p in (_plan(20 + i, max_plays=3, illegal_chance=1.0) for i in range(10))
                 if any(e.planted for e in p.events))
@@ -329,8 +329,8 @@ def test_an_illegal_play_seen_in_real_frames_is_saved_as_evidence(tmp_path):
 def test_the_live_service_adapter_answers_each_frame_with_an_overlay_then_events():
     from types import SimpleNamespace
 
+    from lab.synth.sequence import SequenceRenderer
     from vision.imageio import LoadedImage
-    from vision.synth.sequence import SequenceRenderer
     from vision.tracking.live import LiveTracker
     from vision.types import Recognition
 
@@ -385,7 +385,7 @@ class _Counting:
 def test_still_frames_no_different_from_the_last_one_read_reuse_its_reading():
     """On rendered frames with the real motion gate, a still picture is read once, not on
     every frame of the decision window, and the plays come out the same."""
-    from vision.synth.sequence import SequenceRenderer
+    from lab.synth.sequence import SequenceRenderer
 
     plan = _plan(24, max_plays=4)
     renderer = SequenceRenderer(plan)
@@ -1643,8 +1643,8 @@ def test_a_closer_look_reads_a_crowded_chickie_toe_in_the_frame_s_coordinates():
     """On a rendered double-15 table, the 11-2 laid as a 2-2 chickie's third toe (~40 px
     long, crowded by the other toes) is read by a closer look around the chickie, where it
     lies in the frame."""
+    from lab.synth.sequence import SequenceRenderer
     from vision.recognize import Recognizer
-    from vision.synth.sequence import SequenceRenderer
     from vision.tracking.tracker import RecognizerDetector
 
     plan = plan_sequence(sequence_rng(1, 15), (1280, 720), 15)
@@ -1728,8 +1728,8 @@ def test_a_double_missed_across_an_arm_is_found_on_a_closer_look_at_the_toe_laid
 
 
 def test_a_play_the_tracker_corrected_later_counts_as_the_tile_it_was_corrected_to():
+    from lab.tracking_eval import RunResult
     from vision.tracking import PlayCorrected
-    from vision.tracking.evaluate import RunResult
 
     plan = _plan(0)
     legal = [gt for gt in plan.plays() if not gt.planted]
@@ -1751,8 +1751,8 @@ def test_a_play_moved_onto_a_double_found_later_counts_where_it_lies_now():
     """A tile corrected to itself (moved onto a double the reader never saw) is shown again after
     the correction with its first frame: that showing counts, with its new parent; the first does
     not."""
+    from lab.tracking_eval import RunResult
     from vision.tracking import PlayCorrected
-    from vision.tracking.evaluate import RunResult
 
     plan = _plan(0)
     legal = [gt for gt in plan.plays() if not gt.planted]
@@ -1772,7 +1772,7 @@ def test_a_play_seen_after_its_tile_was_laid_again_matches_the_later_laying():
     missed the planted one and saw the legal one missed one play, the planted one; matching the
     legal sighting to the planted laying (within its 200 frames) called it unflagged and the
     legal play missed."""
-    from vision.tracking.evaluate import RunResult
+    from lab.tracking_eval import RunResult
 
     plan = _plan(0)
     assert [(gt.frame, bool(gt.planted)) for gt in plan.plays() if gt.tile == "6-5"] == [(238, True), (274, False)]

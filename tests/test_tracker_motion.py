@@ -5,7 +5,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.synth.sequence import SequenceRenderer, plan_sequence, sequence_rng
+from lab.synth.sequence import SequenceRenderer, plan_sequence, sequence_rng
 from vision.tracking.motion import MotionGate, _edge_entry
 
 

@@ -10,10 +10,10 @@ import cv2
 import pytest
 
 from engine import load_record
+from lab.oracle import Noise, OracleDetector
+from lab.synth.sequence import SequenceRenderer, plan_sequence, sequence_rng
 from service.cli import UserError
 from service.commands import watch
-from vision.synth.sequence import SequenceRenderer, plan_sequence, sequence_rng
-from vision.tracking.oracle import Noise, OracleDetector
 from vision.types import Recognition
 
 

@@ -1,4 +1,4 @@
-"""`chickenfoot train`'s machinery works end to end on a handful of tiny rendered images:
+"""`chickenfoot lab train`'s machinery works end to end on a handful of tiny rendered images:
 render -> YOLO-OBB, pip-detector and half-reader training -> ONNX export -> our onnxruntime
 pipeline."""
 from __future__ import annotations
@@ -13,13 +13,13 @@ pytest.importorskip("torch")
 
 
 def test_tiny_training_run_exports_models_the_recognizer_can_load(tmp_path: Path):
+    from lab.synth.dataset import SynthJob, generate
+    from lab.training.half_data import build_half_dataset
+    from lab.training.half_train import train_half_reader
+    from lab.training.pack_pips import mark_packed, pack_pip_dataset
+    from lab.training.quantize import quantize_int8
+    from lab.training.train import detector_plan, export_onnx, pip_plan, train_one
     from vision.recognize import Recognizer
-    from vision.synth.dataset import SynthJob, generate
-    from vision.training.half_data import build_half_dataset
-    from vision.training.half_train import train_half_reader
-    from vision.training.pack_pips import mark_packed, pack_pip_dataset
-    from vision.training.quantize import quantize_int8
-    from vision.training.train import detector_plan, export_onnx, pip_plan, train_one
 
     data = tmp_path / "data"
     generate(SynthJob(str(data), "hand", 5, (320, 240), 9, val_every=3), 6, workers=1, progress=False)
@@ -56,11 +56,11 @@ def test_tiny_training_run_exports_models_the_recognizer_can_load(tmp_path: Path
 
 
 def test_gpu_stage_renders_hands_tables_and_windows_then_trains_from_the_committed_weights(tmp_path: Path):
-    """The detector's last stage (`chickenfoot train` on a GPU) on a CPU at toy size: it renders
+    """The detector's last stage (`chickenfoot lab train` on a GPU) on a CPU at toy size: it renders
     its own scenes, cuts table windows, trains one epoch from the committed checkpoint, and
     leaves weights that export."""
-    from vision.training.gpu_detector import train_gpu_stage
-    from vision.training.train import MODELS_DIR, export_onnx
+    from lab.training.gpu_detector import train_gpu_stage
+    from lab.training.train import MODELS_DIR, export_onnx
 
     best = train_gpu_stage(tmp_path / "gpu", MODELS_DIR / "checkpoints" / "tile_detector.pt", 0.0003,
                            hands=10, tables=10, windows_per_table=1, imgsz=64, batch=4, workers=1, epochs=1,
@@ -76,12 +76,12 @@ def test_gpu_stage_renders_hands_tables_and_windows_then_trains_from_the_committ
 
 
 def test_the_exported_half_reader_loads_back_into_torch_computing_what_the_file_does():
-    """Fine-tuning (`vision.training.half_tune`) starts from the committed file, whose batch
+    """Fine-tuning (`lab.training.half_tune`) starts from the committed file, whose batch
     norms the export folded away: the network rebuilt from it must read exactly as it does."""
     import torch
 
+    from lab.training.half_train import _freeze_norm, load_exported
     from vision.halfreader import HALF_H, HALF_W, HalfReader
-    from vision.training.half_train import _freeze_norm, load_exported
 
     path = Path(__file__).resolve().parents[1] / "models" / "half_reader.onnx"
     model = load_exported(path)
@@ -100,7 +100,7 @@ def test_any_seat_recipe_renders_every_part_and_its_windows_into_one_data_file(t
     that ask for them, one data.yaml over all; a share already spent renders nothing more."""
     import time
 
-    from vision.training.gpu_any_seat import AnySeatPlan, Keeper, Part, render_all
+    from lab.training.gpu_any_seat import AnySeatPlan, Keeper, Part, render_all
 
     parts = [Part("h3", "hand3d", 3, steep=True), Part("t3", "table3d", 2, steep=True, windows=1),
              Part("h", "hand", 2)]

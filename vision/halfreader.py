@@ -4,7 +4,7 @@ On a tile under ~60 px long (a double-12 or double-15 table filling a webcam fra
 dots of the big values merge into bars and blocks: the pip detector, which counts dots,
 undercounts them badly (a 15 read as 6 or 8). The pattern's overall shape, extent and
 density still differ from value to value, and a small classifier trained on rendered ends
-shrunk to such sizes (`vision.training.half_data`) tells them apart. `Recognizer` asks it
+shrunk to such sizes (`lab.training.half_data`) tells them apart. `Recognizer` asks it
 only about tiles shorter than `SMALL_TILE_PX` and takes its values there; the dot count still
 decides whether a box is a tile's back (no dot, no divider). On real photos shrunk until their
 tiles were 30-55 px it read exactly what the dot count read (models/README.md).

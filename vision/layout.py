@@ -451,7 +451,7 @@ def _warnings(reading: LayoutReading) -> list[str]:
 
 def audit_detections(tiles: Sequence[TileDetection], face_down: Sequence[TileDetection] = (), set_max: int = 12,
                      rules: HouseRules | None = None, round_double: int | None = None) -> dict[str, Any]:
-    """Layout + audit for detections (the stage `chickenfoot eval-layout` measures)."""
+    """Layout + audit for detections (the stage `chickenfoot lab eval-layout` measures)."""
     t0 = time.perf_counter()
     rules = rules or HouseRules()
     reading = read_layout(tiles, face_down, set_max, rules, round_double)

@@ -366,7 +366,7 @@ def sharpened_view(crop: np.ndarray, sigma: float = SHARPEN_SIGMA, amount: float
 
 def pack_offsets(n: int, width: int) -> list[int]:
     """x of each of `n` (1 or 2) crops packed side by side, centred in an input `width` wide;
-    training images are packed by the same rule (`vision.training.pack_pips`)."""
+    training images are packed by the same rule (`lab.training.pack_pips`)."""
     left = (width - n * CROP_W) // 2
     return [left + j * CROP_W for j in range(n)]
 

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vision.synth.sequence import SeqFrame, SequencePlan
+from vision.tracking.motion import MotionReading
 from vision.types import TileDetection
 
-from .motion import MotionReading
+from .synth.sequence import SeqFrame, SequencePlan
 
 
 @dataclass

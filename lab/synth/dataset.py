@@ -24,7 +24,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from ..rectify import CROP_L, CROP_W, rectify_tile
+from vision.rectify import CROP_L, CROP_W, rectify_tile
+
 from .scene import Scene, render_hand
 from .table import LayoutFailed
 
@@ -59,7 +60,7 @@ def render_kind(kind: str, rng: np.random.Generator, size: tuple[int, int], set_
         from .table import render_table
 
         return render_table(rng, size, set_max, face=face, steep=steep)
-    if kind in ("hand3d", "table3d"):  # boxes seen by a pinhole camera (vision/synth/render3d.py)
+    if kind in ("hand3d", "table3d"):  # boxes seen by a pinhole camera (lab/synth/render3d.py)
         from .render3d import render_hand3d, render_table3d
 
         render = render_hand3d if kind == "hand3d" else render_table3d

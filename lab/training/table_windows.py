@@ -14,7 +14,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from ..synth.dataset import DETECT_CLASSES, MIN_VISIBLE
+from lab.synth.dataset import DETECT_CLASSES, MIN_VISIBLE
 
 MIN_INSIDE = 0.7
 """A tile with less of its area inside the window is left unlabelled (a cut tile is not a tile)."""

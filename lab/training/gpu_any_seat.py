@@ -3,14 +3,14 @@
 The committed detector learnt from flat scenes (one homography, a camera at most 62 degrees
 off straight down). Seated players and webcams see the table 10-45 degrees above it: tile
 walls, tiles standing in rows, stacks, backs, tiles hiding each other, bent wide-angle
-lenses. This recipe renders 3D scenes (`vision.synth.render3d`, mostly low cameras) beside
+lenses. This recipe renders 3D scenes (`lab.synth.render3d`, mostly low cameras) beside
 the flat hands and tables the detector already reads (so hands seen from above are not
 unlearnt) and the table windows the GPU recipe uses (`gpu_detector`), then fine-tunes the
 committed weights at 640 px. Everything runs against one deadline: rendering stops at its
 share of it, Ultralytics' own timer is set to what is left when training starts, the best
 checkpoint is copied out after every epoch, and the ONNX export is left its margin.
 
-Run on the GPU machine:  python -m vision.training.gpu_any_seat --out OUT --deadline 540
+Run on the GPU machine:  python -m lab.training.gpu_any_seat --out OUT --deadline 540
 (`scripts/gpu_any_seat.sh` wraps it; SCALE=tiny there runs the same path on a CPU in minutes).
 """
 from __future__ import annotations
@@ -93,7 +93,7 @@ def render_part(work: Path, part: Part, seed: int, workers: int, upto: int, stop
     """Render scenes `done`..`upto` of `part` under `work/<name>` in chunks, stopping early once the
     clock passes `stop_at` (time.time()); returns how many it holds. Scene i is the same however
     the work is chunked (`dataset.generate` seeds each scene by its index)."""
-    from ..synth.dataset import SynthJob, generate
+    from lab.synth.dataset import SynthJob, generate
 
     job = SynthJob(str(work / part.name), part.kind, seed, None, None, val_every=val_every, pips=False,
                    scenes=part.windows > 0, steep=part.steep)

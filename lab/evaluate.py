@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .imageio import IMAGE_SUFFIXES, ImageError
-from .onnx_yolo import ModelError, polygon_iou
+from vision.imageio import IMAGE_SUFFIXES, ImageError
+from vision.onnx_yolo import ModelError, polygon_iou
 
 
 @dataclass

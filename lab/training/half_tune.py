@@ -9,7 +9,7 @@ renders scenes of them (`random_style(face="hue-coded")`) beside as many drawn a
 reader keeps what it reads well, and trains the exported reader on their ends at a low
 learning rate (`train_half_reader(init=...)`). It runs on the CPU in well under an hour.
 
-Run:  python -m vision.training.half_tune --base models/half_reader.onnx --out OUT/half_reader.onnx
+Run:  python -m lab.training.half_tune --base models/half_reader.onnx --out OUT/half_reader.onnx
 
 Another stage (`--stage big`, tried and not kept: models/README.md) tunes it on the
 big sets' small tiles instead (`BIG_TUNE`): `--stage big --hours 0.6 --lr 5e-4 --seed 3101`.
@@ -44,7 +44,7 @@ def render_tune_scenes(work: Path, seed: int, workers: int, scale: float = 1.0,
                        scenes: tuple = TUNE_SCENES) -> list[Path]:
     """Render each of `scenes` ((kind, face, count[, set]), TUNE_SCENES' form) not yet under
     `work`; returns their scene folders."""
-    from ..synth.dataset import SynthJob, generate
+    from lab.synth.dataset import SynthJob, generate
 
     dirs = []
     for k, (kind, face, count, *set_max) in enumerate(scenes):

@@ -14,8 +14,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from ..pipreader import PACK_KEY, pack_offsets
-from ..rectify import CROP_L, CROP_W
+from vision.pipreader import PACK_KEY, pack_offsets
+from vision.rectify import CROP_L, CROP_W
 
 SIDE = 2 * CROP_W  # the packed input is square: two crops wide, one crop long
 SINGLE_RATE = 0.15

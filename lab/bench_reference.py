@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .onnx_yolo import ModelError, SessionTuning, make_session
+from vision.onnx_yolo import ModelError, SessionTuning, make_session
 
 REFERENCE_MODEL = Path(__file__).resolve().parents[1] / "models" / "reference" / "yolo11n_obb.onnx"
 REFERENCE_SHA256 = "c76acec9b6e6cfb6cdd5a7e49fd55552cad360d56baf86f346201d8b41399565"

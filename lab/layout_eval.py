@@ -19,10 +19,11 @@ import numpy as np
 from engine import HouseRules
 from engine.tiles import SUPPORTED_SETS
 
-from .layout import audit_detections
-from .layout_geometry import estimate_ratio
+from vision.layout import audit_detections
+from vision.layout_geometry import estimate_ratio
+from vision.types import TileDetection
+
 from .synth.table import PLANT_KINDS, TablePlan, plan_table
-from .types import TileDetection
 
 
 @dataclass
@@ -245,7 +246,8 @@ def evaluate(count: int, seed: int = 0, noise: Noise = Noise(), plant_share: flo
         rules = HouseRules.from_dict(plan.meta["rules"])
         out = audit_detections(det.tiles, det.face_down, set_max, rules, None)
         if render:
-            from .layout_pixels import second_look
+            from vision.layout_pixels import second_look
+
             from .synth.scene import render_scene
 
             image = render_scene(rng, plan.placements, plan.style, size, plan.tile_w, plan.camera, "table",

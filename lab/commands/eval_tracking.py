@@ -1,4 +1,4 @@
-"""`chickenfoot eval-tracking`: measure the live-game tracker on rendered game sequences.
+"""`chickenfoot lab eval-tracking`: measure the live-game tracker on rendered game sequences.
 
 Three kinds of run, always named in the output so no figure is mistaken for another:
 
@@ -10,6 +10,8 @@ Three kinds of run, always named in the output so no figure is mistaken for anot
 
 `--speed` times the tracker with the real recognizer on rendered 1280x720 frames
 (rendering is done first and not timed) and reports processed frames per second.
+`--events FILE` keeps what the summary is made from: every round's event stream, so a
+change in the tracker can be compared event by event, not only figure by figure.
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ import time
 
 from engine.tiles import SUPPORTED_SETS
 
-from ..cli import UserError
+from service.errors import UserError
 
 NOISE_LEVELS = ("default", "harsh", "none")
 
@@ -73,7 +75,7 @@ def register(sub) -> None:
                    help="benchmark: processed frames per second with the real recognizer at --size")
     p.add_argument("--speed-frames", type=int, default=600, help="frames for --speed (default 600)")
     p.add_argument("--from", dest="folder", metavar="DIR",
-                   help="track sequences written by `chickenfoot synth --kind sequence` instead of new ones")
+                   help="track sequences written by `chickenfoot lab synth --kind sequence` instead of new ones")
     p.add_argument("--workers", type=int, default=1,
                    help="rounds tracked side by side in this many processes (default 1; the frames-per-second "
                         "figure is then shared between them: use --speed for speed)")
@@ -81,11 +83,13 @@ def register(sub) -> None:
                    help="track only these rounds of the --rounds (by index: 10,27 are seedS-10 and seedS-27)")
     p.add_argument("--examples", action="store_true", help="also print up to 20 examples of each kind of error")
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    p.add_argument("--events", metavar="FILE",
+                   help="also write every round's events to FILE, one JSON object a line with the round's name")
     p.set_defaults(func=run)
 
 
 def noise_for(level: str):
-    from vision.tracking.oracle import Noise
+    from lab.oracle import Noise
 
     if level == "none":
         return Noise.none()
@@ -98,7 +102,7 @@ def noise_for(level: str):
 def _plans(args):
     from pathlib import Path
 
-    from vision.synth.sequence import load_sequence, plan_sequence, sequence_rng
+    from lab.synth.sequence import load_sequence, plan_sequence, sequence_rng
 
     if args.folder:
         folders = sorted(p for p in Path(args.folder).iterdir() if (p / "truth.json").is_file())
@@ -156,7 +160,7 @@ _RECOGNIZERS: dict[str, object] = {}
 
 def _track(job):
     """Track one planned round (in this process or a worker): its `RunResult`."""
-    from vision.tracking.evaluate import run_model, run_oracle
+    from lab.tracking_eval import run_model, run_oracle
 
     k, plan, model, noise_level, pixels, seed = job
     if model is not None:
@@ -167,11 +171,13 @@ def _track(job):
 
 
 def run(args) -> int:
-    from vision.tracking.evaluate import Tally
+    from lab.tracking_eval import Tally
 
     if args.rounds < 1:
         raise UserError("--rounds must be at least 1")
     if args.speed:
+        if args.events:
+            raise UserError("--events goes with tracked rounds, not --speed")
         return _speed(args)
     if args.pixels and args.model is not None:
         raise UserError("--pixels goes with --oracle; --model always renders frames")
@@ -183,6 +189,7 @@ def run(args) -> int:
     t0 = time.perf_counter()
     sizes: set[tuple[int, int]] = set()
     jobs = ((k, plan, args.model, args.noise, args.pixels, args.seed) for k, plan in enumerate(_plans(args)))
+    events = _open_events(args.events)
     if args.workers > 1:
         import multiprocessing
 
@@ -194,6 +201,8 @@ def run(args) -> int:
         plan = run.plan
         sizes.add(tuple(plan.size))
         tally.add(run)
+        if events is not None:
+            _write_events(events, plan.meta["name"], run.events)
         if not args.json:
             one = Tally()
             one.add(run, keep=0, per_set=False)
@@ -203,6 +212,8 @@ def run(args) -> int:
                   f"planted flagged {r['planted_flagged']}, false flags {r['false_flags']}", file=sys.stderr)
     if pool is not None:
         pool.close()
+    if events is not None:
+        events.close()
     summary = tally.summary()
     kind = "model" if args.model is not None else ("oracle+pixels" if args.pixels else "oracle")
     summary = {"kind": kind, "noise": None if args.model is not None else args.noise,
@@ -220,6 +231,25 @@ def run(args) -> int:
         if args.examples:
             print(json.dumps(tally.examples(), indent=1))
     return 0
+
+
+def _open_events(path: str | None):
+    """The file `--events` names, open for writing (None without the option); a path that
+    cannot be written is a one-line error before any round is tracked."""
+    if not path:
+        return None
+    try:
+        return open(path, "w", encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"--events: cannot write {path}: {exc.strerror}") from None
+
+
+def _write_events(out, round_name: str, events) -> None:
+    """One round's event stream, a JSON line per event, each naming its round (the stream of
+    several rounds in one file stays readable line by line)."""
+    for event in events:
+        out.write(json.dumps({"round": round_name, **event.to_dict()}) + "\n")
+    out.flush()
 
 
 TARGETS = {"play_precision": 0.99, "play_recall": 0.99, "attachment_correct": 0.99, "planted_flagged": 0.98}
@@ -270,8 +300,8 @@ def _print(s: dict) -> None:
 
 def _speed(args) -> int:
     """Processed frames per second with the real recognizer (rendering first, untimed)."""
-    from vision.synth.sequence import SequenceRenderer, plan_sequence, sequence_rng
-    from vision.tracking.evaluate import run_model
+    from lab.synth.sequence import SequenceRenderer, plan_sequence, sequence_rng
+    from lab.tracking_eval import run_model
 
     recognizer = _load_recognizer(args.model)
     frames_left = args.speed_frames

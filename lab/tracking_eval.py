@@ -25,12 +25,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine import GameConfig
+from vision.tracking.events import TilePlayed, TileTakenBack, TrackEvent
+from vision.tracking.tracker import RecognizerDetector, Tracker
 
-from vision.synth.sequence import SequencePlan, SequenceRenderer
-
-from .events import TilePlayed, TileTakenBack, TrackEvent
 from .oracle import Noise, OracleDetector, TruthGate, seat_direction
-from .tracker import RecognizerDetector, Tracker
+from .synth.sequence import SequencePlan, SequenceRenderer
 
 SET_FIGURES = ("rounds", "true_plays", "play_precision", "play_recall", "attachment_correct", "planted_illegal",
                "planted_flagged", "false_flags", "false_flags_per_200_plays")

@@ -61,7 +61,7 @@ def play_latencies(plan: Any, events: Sequence[tuple[int, Any]], finish_s: dict[
     """Seconds from each true play's hand leaving to the tracker's play event for it (plays the
     tracker missed have none). `events` pairs each event with the frame whose push returned it;
     `finish_s` says when that push ended (see `feed_live`)."""
-    from .tracking.events import TilePlayed
+    from vision.tracking.events import TilePlayed
 
     used: set[int] = set()
     out = []
@@ -86,9 +86,10 @@ def percentile(values: Sequence[float], q: float) -> float:
 
 
 def run_tracker_bench(recognizer: Any, reference: Callable[[], float], config: TrackerBenchConfig) -> dict:
+    from vision.tracking.tracker import RecognizerDetector
+
     from .synth.sequence import SequenceRenderer, plan_sequence, sequence_rng
-    from .tracking.evaluate import make_tracker
-    from .tracking.tracker import RecognizerDetector
+    from .tracking_eval import make_tracker
 
     costs_all: list[float] = []
     refs: list[float] = []

@@ -15,7 +15,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..halfreader import CLASSES, HALF_H, HALF_W
+from vision.halfreader import CLASSES, HALF_H, HALF_W
 
 
 def make_model(width: int = 16):

@@ -1,7 +1,7 @@
 """Rendered game sequences: a round of Chicken Foot filmed as it is played.
 
 Each sequence is one round dealt and played by the rules engine, laid on the table
-with the table-scene geometry (`vision.synth.table`), and filmed by a fixed camera
+with the table-scene geometry (`lab.synth.table`), and filmed by a fixed camera
 at `FPS` frames a second: between plays the board sits still; for each play a hand
 reaches in from the player's seat, lays the tile and withdraws, hiding part of the
 board on the way; now and then the camera is nudged, the light flickers, a hand

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import cv2
 
-from ..onnx_yolo import letterbox, to_blob
+from vision.onnx_yolo import letterbox, to_blob
 
 HEAD_PREFIX = "/model.23/"  # the Detect/OBB head in Ultralytics' yolo11n graphs
 HEAD_CONVS_KEPT_INT8 = ("/cv2.", "/cv3.", "/cv4.")  # the head's conv branches quantise fine; its decode does not

@@ -1,10 +1,10 @@
-"""`chickenfoot bench`: recognizer and tracker speed on this machine, as ratios to a reference pass."""
+"""`chickenfoot lab bench`: recognizer and tracker speed on this machine, as ratios to a reference pass."""
 from __future__ import annotations
 
 import json
 
-from ..cli import UserError
-from .common import add_model_arg, load_recognizer
+from service.commands.common import add_model_arg, load_recognizer
+from service.errors import UserError
 
 
 def register(sub) -> None:
@@ -20,8 +20,8 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from vision.bench import BenchConfig, default_cases, run_bench
-    from vision.bench_tracker import TrackerBenchConfig
+    from lab.bench import BenchConfig, default_cases, run_bench
+    from lab.bench_tracker import TrackerBenchConfig
     from vision.onnx_yolo import ModelError
 
     if args.repeat < 1:

@@ -20,9 +20,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from ..halfreader import half_inputs
-from ..rectify import rectify_tile
-from ..types import tile_length
+from vision.halfreader import half_inputs
+from vision.rectify import rectify_tile
+from vision.types import tile_length
 
 LENGTHS = (24.0, 110.0)
 """Range of simulated tile lengths in source pixels."""

@@ -99,7 +99,7 @@ def random_style(rng: np.random.Generator, set_max: int, face: str | None = None
     """`face` None draws the set's look at random; "hue-coded" asks for a coloured face with
     colour-coded pips told from it by hue (`hue_pip_colour`), which random draws give rarely
     (a coloured face, coded, a pip colour near its brightness): a stress set for the readers
-    (`chickenfoot synth --face hue-coded`) and the data of `vision.training.half_tune`. Random
+    (`chickenfoot lab synth --face hue-coded`) and the data of `lab.training.half_tune`. Random
     draws are left as they were, so rendered sets and rounds of a seed stay comparable."""
     if face not in (None, "hue-coded"):
         raise ValueError(f"unknown face {face!r} (expected hue-coded or none)")

@@ -8,7 +8,7 @@ more epochs. The hand and table scenes are the ones the detector's GPU stage ren
 (`gpu_detector.render`, so one call's data serves both), plus big-set tables and hands
 (`BIG_SETS` x `big_scale`), whose values 13-18 are rare elsewhere.
 
-Run on a machine with a GPU:  python -m vision.training.gpu_half --out OUT --deadline 560
+Run on a machine with a GPU:  python -m lab.training.gpu_half --out OUT --deadline 560
 (rendering takes ~300 s of that; a second call on the still-warm machine finds the scenes and
 samples under --work and trains for the whole call, as the committed reader was trained).
 """
@@ -30,7 +30,7 @@ GPU_HUE_TUNE = dict(hands=1600, tables=800, big_scale=0.8, hue_scale=1.25, lr=1e
 """The committed reader's last stage: the reader trained from scratch, fine-tuned on
 scenes of which a third are hue-coded (`HUE_SCENES`, new draws), the rest the first of those the
 first stage drew (same seeds, fewer of them).
-One lent call: `python -m vision.training.gpu_half --out OUT --work W --hands 1600 --tables 800
+One lent call: `python -m lab.training.gpu_half --out OUT --work W --hands 1600 --tables 800
 --big-scale 0.8 --hue-scale 1.25 --no-windows --init models/half_reader.onnx --lr 1e-3 --deadline 335`
 (its scenes rendered and cut in 202 s on 16 cores by `--prepare-only` first)."""
 
@@ -44,7 +44,7 @@ and cut in 204 s on 16 cores, then 18 epochs in 351 s)."""
 
 
 def render_big_sets(work: Path, workers: int, seed: int, scale: float = 1.0) -> list[Path]:
-    from ..synth.dataset import SynthJob, generate
+    from lab.synth.dataset import SynthJob, generate
 
     dirs = []
     for k, (kind, set_max, n) in enumerate(BIG_SETS):

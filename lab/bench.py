@@ -17,10 +17,11 @@ from typing import Callable
 import cv2
 import numpy as np
 
+from vision.imageio import load_image
+from vision.recognize import Recognizer
+
 from .bench_reference import ReferencePass
 from .bench_tracker import TrackerBenchConfig, run_tracker_bench
-from .imageio import load_image
-from .recognize import Recognizer
 
 REAL_HAND_PHOTO = Path(__file__).resolve().parents[2] / "shared" / "data" / "real" / "photos" / "IMG-20210311-WA0000.jpg"
 """A real phone photo of a hand (eight double-12 tiles, 1600x900), scaled to a 1280x720 frame

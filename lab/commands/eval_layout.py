@@ -1,9 +1,9 @@
-"""`chickenfoot eval-layout`: how well the layout stage reads rendered tables with ground truth."""
+"""`chickenfoot lab eval-layout`: how well the layout stage reads rendered tables with ground truth."""
 from __future__ import annotations
 
 import json
 
-from ..cli import UserError
+from service.errors import UserError
 
 
 def register(sub) -> None:
@@ -29,7 +29,7 @@ def run(args) -> int:
         raise UserError("--count must be at least 1")
     if not 0 <= args.plant_share <= 1:
         raise UserError("--plant-share must be between 0 and 1")
-    from vision.layout_eval import Noise, benchmark, evaluate
+    from lab.layout_eval import Noise, benchmark, evaluate
 
     noise = Noise(0.0, 0.0, 0.0, 0.0) if args.clean else Noise()
     summary, scores = evaluate(args.count, args.seed, noise, args.plant_share, progress=not args.json,

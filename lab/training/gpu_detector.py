@@ -8,7 +8,7 @@ cuts windows of the tables at the zoomed pass's scale (`table_windows`), and tra
 640 px on all three together, so that tables are learnt without losing hands (a table-only
 stage on the CPU found more table tiles but read real hand photos worse: models/README.md).
 
-Run on a machine with a GPU:  python -m vision.training.gpu_detector --out OUT
+Run on a machine with a GPU:  python -m lab.training.gpu_detector --out OUT
 """
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def render(work: Path, hands: int, tables: int, workers: int, seed: int, win_sid
            win_px: int, per_table: int, windows: bool = True) -> Path:
     """The stage's hand and table scenes, and (`windows`) the detector's windows cut from the
     tables; returns the detector's data.yaml."""
-    from ..synth.dataset import SynthJob, generate
+    from lab.synth.dataset import SynthJob, generate
     from .table_windows import window_dataset
 
     t0 = time.perf_counter()

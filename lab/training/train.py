@@ -122,7 +122,7 @@ def combined_detect_yaml(roots: list[Path], dest: Path) -> Path:
 
 @dataclass
 class Recipe:
-    """How the committed models were made; `chickenfoot train` defaults reproduce it."""
+    """How the committed models were made; `chickenfoot lab train` defaults reproduce it."""
 
     det_imgsz: int = 320
     det_hours: float = 1.55
@@ -131,7 +131,7 @@ class Recipe:
     pip_finetune_hours: float = 0.55
     pip_finetune_crops: int = 6800
     pip_finetune_lr0: float = 0.002
-    pip_packed_hours: float = 0.6  # two crops per input (vision.training.pack_pips); 0 skips it
+    pip_packed_hours: float = 0.6  # two crops per input (lab.training.pack_pips); 0 skips it
     pip_packed_lr0: float = 0.002
     pip_packed_crops: tuple[int, int] = (7000, 5000)  # from the fine-tune set, from the first set
     det_stage2_hours: float = 1.7
@@ -175,7 +175,7 @@ class Recipe:
     the big sets' values 13-18 are rare elsewhere."""
     det_gpu_hours: float = 0.32
     """Last detector stage at 640 px on fresh hands, tables and table windows
-    (`gpu_detector.train_gpu_stage`; the committed run: one H100, 40 epochs). `chickenfoot train`
+    (`gpu_detector.train_gpu_stage`; the committed run: one H100, 40 epochs). `chickenfoot lab train`
     runs it only where a GPU is present unless told a budget: at 640 px an epoch on a 2-core CPU
     takes about an hour."""
     det_steep_hours: float = 0.0
@@ -194,7 +194,7 @@ class Recipe:
 def train_steep_stage(work: Path, det: Path, recipe: Recipe, workers: int | None = None) -> Path:
     """Render `recipe.steep_scenes` under `work` (kept if present) and fine-tune `det` on them;
     returns the best weights."""
-    from ..synth.dataset import SynthJob, generate
+    from lab.synth.dataset import SynthJob, generate
 
     roots = []
     for kind, steep, count, seed in recipe.steep_scenes:
@@ -230,7 +230,7 @@ def train_all(data_root: Path, out_dir: Path = MODELS_DIR, recipe: Recipe | None
     pip_p.hours = recipe.pip_hours
     if parallel and not gpu:
         code = ("import sys, pickle; from pathlib import Path; sys.path.insert(0, %r); "
-                "from vision.training.train import train_one; plan = pickle.loads(bytes.fromhex(%r)); "
+                "from lab.training.train import train_one; plan = pickle.loads(bytes.fromhex(%r)); "
                 "print(train_one(plan, Path(%r), workers=1, threads=1))")
         import pickle
 
@@ -273,7 +273,7 @@ def train_all(data_root: Path, out_dir: Path = MODELS_DIR, recipe: Recipe | None
         det = train_one(st2, runs, threads=None if gpu else os.cpu_count(), init_weights=det)
     t3 = time.perf_counter()
     if table_roots and recipe.det_tables_hours > 0:
-        # third stage: tables at the size the zoomed pass meets them (vision.training.table_windows),
+        # third stage: tables at the size the zoomed pass meets them (lab.training.table_windows),
         # with hands and whole tables from the earlier sets mixed in so that those are kept
         from .table_windows import table_stage_yaml, window_dataset
 
@@ -305,7 +305,7 @@ def train_all(data_root: Path, out_dir: Path = MODELS_DIR, recipe: Recipe | None
         mark_packed(pip_onnx)
     t5 = time.perf_counter()
     halves = None
-    from ..recognize import BIG_HALVES_FILE  # the big sets' own reader, read only for declared big sets
+    from vision.recognize import BIG_HALVES_FILE  # the big sets' own reader, read only for declared big sets
 
     if recipe.half_hours > 0 and gpu:
         from .gpu_half import GPU_BIG_TUNE, GPU_HUE_TUNE, train_gpu_half

@@ -1,4 +1,4 @@
-"""`chickenfoot eval`: measure the recognizer on labelled photos."""
+"""`chickenfoot lab eval`: measure the recognizer on labelled photos."""
 from __future__ import annotations
 
 import json
@@ -6,8 +6,8 @@ from pathlib import Path
 
 from engine.tiles import SUPPORTED_SETS
 
-from ..cli import UserError
-from .common import add_model_arg, load_recognizer
+from service.commands.common import add_model_arg, load_recognizer
+from service.errors import UserError
 
 
 def register(sub) -> None:
@@ -27,7 +27,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from vision.evaluate import eval_labelled, eval_rendered, eval_single_tiles
+    from lab.evaluate import eval_labelled, eval_rendered, eval_single_tiles
 
     rec = load_recognizer(args.model)
     if args.rendered:

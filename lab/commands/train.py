@@ -1,11 +1,11 @@
-"""`chickenfoot train`: reproduce the committed models from scratch (data generation included)."""
+"""`chickenfoot lab train`: reproduce the committed models from scratch (data generation included)."""
 from __future__ import annotations
 
 import importlib.util
 import json
 from pathlib import Path
 
-from ..cli import UserError
+from service.errors import UserError
 
 
 def register(sub) -> None:
@@ -46,17 +46,16 @@ def register(sub) -> None:
 
 
 TRAINING_PACKAGES = ("torch", "torchvision", "ultralytics")
-"""What `chickenfoot train` needs beyond the run-time install (checked first, for a one-line error)."""
+"""What `chickenfoot lab train` needs beyond the run-time install (checked first, for a one-line error)."""
 
 
 def run(args) -> int:
     missing = [name for name in TRAINING_PACKAGES if importlib.util.find_spec(name) is None]
     if missing:
-        raise UserError(f"training needs the training dependencies ({', '.join(missing)} missing): "
-                        "make venv-train (installs requirements/train.txt)")
-    from vision.training.train import train_all
-    from vision.synth.dataset import SynthJob, generate
-    from vision.training.train import Recipe
+        raise UserError(f"training needs the lab extra's libraries ({', '.join(missing)} missing): "
+                        "pip install -e .[lab] or make venv-lab (installs requirements/lab.txt)")
+    from lab.synth.dataset import SynthJob, generate
+    from lab.training.train import Recipe, train_all
 
     recipe = Recipe()
     for name, value in (("det_hours", args.det_hours), ("pip_hours", args.pip_hours),
@@ -124,7 +123,7 @@ def run(args) -> int:
 
 
 def _gpu_present() -> bool:
-    from vision.training.train import has_gpu
+    from lab.training.train import has_gpu
 
     return has_gpu()
 
@@ -132,7 +131,7 @@ def _gpu_present() -> bool:
 def _scenes_only(folder: Path, kind: str, seed: int, count: int, set_max: int | None = None) -> Path:
     """`folder` holding `count` rendered scenes (images and their JSON, no training labels),
     rendered unless some are there already."""
-    from vision.synth.dataset import SynthJob, generate
+    from lab.synth.dataset import SynthJob, generate
 
     if not any((folder / "scenes").glob("*.json")):
         job = SynthJob(str(folder), kind, seed, None, set_max, detect=False, pips=False)

@@ -1,4 +1,4 @@
-"""`chickenfoot synth`: render training scenes with exact labels."""
+"""`chickenfoot lab synth`: render training scenes with exact labels."""
 from __future__ import annotations
 
 import argparse
@@ -6,7 +6,7 @@ import json
 
 from engine.tiles import SUPPORTED_SETS
 
-from ..cli import UserError
+from service.errors import UserError
 
 
 def _size(text: str) -> tuple[int, int] | None:
@@ -47,13 +47,13 @@ def run(args) -> int:
     if args.count < 1:
         raise UserError("--count must be at least 1")
     if args.kind == "sequence":
-        from vision.synth.sequence import generate_sequences
+        from lab.synth.sequence import generate_sequences
 
         stats = generate_sequences(args.out, args.count, args.seed, args.size, args.set_max)
     else:
-        from vision.synth.dataset import SynthJob, generate
+        from lab.synth.dataset import SynthJob, generate
 
-        from vision.synth.table import LayoutFailed
+        from lab.synth.table import LayoutFailed
 
         job = SynthJob(args.out, args.kind, args.seed, args.size, args.set_max, pips=not args.no_crops,
                        face=None if args.face == "random" else args.face, steep=args.camera == "steep")
@@ -63,7 +63,7 @@ def run(args) -> int:
             raise UserError(f"{exc} (try another --size or --seed); the scenes rendered so far are in {args.out}") \
                 from None
     if args.contact_sheet:
-        from vision.synth.contact import contact_sheet
+        from lab.synth.contact import contact_sheet
 
         contact_sheet(args.out, args.contact_sheet)
         stats["contact_sheet"] = args.contact_sheet
