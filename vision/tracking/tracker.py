@@ -64,175 +64,12 @@ from .events import (BoardCleared, BoardDisturbed, CameraMoved, ChickenlittlePen
 from .geometry import (ATTACH_MAX, TilePose, contact_on_double, contact_on_tile, motion_size, point_quad_distance,
                        pose_from_detection)
 from .motion import MotionGate, MotionReading
+from .pictures import (Picture, approaches, as_3x3, place_looks_alike, read_at_place, turned_end_for_end,
+                       with_first_reading)
 from .referee import Referee, Verdict
-
-WINDOW = 3
-"""Still observations a new tile must appear in (all but one of them) to be accepted."""
-REMOVE_WINDOW = 4
-"""Still observations a tile must be absent from before it counts as gone."""
-RECHECK_S = 3.0
-"""Seconds between re-reads while nothing seems to change (catches slow changes)."""
-MAX_WINDOW = 8
-STILL_BEFORE_READ = 2
-"""Still frames in a row before the recognizer runs (after motion)."""
-ADOPT_SIZE_AFTER = 30
-"""Frames of one new size in a row after which the tracker takes it as the stream's size."""
-FRESH_READS_ON_DOUBT = 2
-"""Recognizer runs per still stretch when a reading leaves a board tile unexplained (not
-seen, read as another tile): a tile leaves the board only on two readings."""
-MAX_UNSETTLED_READS = 10
-"""Reads without a decision after which the tracker settles anyway (a tile it cannot make
-out must not keep the recognizer running on every frame)."""
-ALTERNATIVE_MARGIN = 0.2
-"""How much worse (tile widths) a legal place may fit than an illegal one and still be preferred."""
-
-WAITING_DOUBLE_RULES = ("chickie_unfinished", "spinner_arms_unfinished")
-"""Flags raised because a double still waited for tiles: a tile the reader missed can be behind them."""
-CLOSE_LOOK_REACH = 2.0
-"""How far around a tile a closer look reads (tile lengths from its centre): a double's arms
-or toes reach a little over 1.5."""
-CLOSE_LOOKS = 2
-"""Pictures of the still board a closer look reads (when the window holds that many)."""
-CLOSE_LOOK_PLACES = 4
-"""Places around tiles touching nothing looked at closer per still stretch: on a far, flat view
-of a long double-15 layout the reader left a dozen tiles touching nothing at every play, and
-looking around each (two crops, ~0.1 s apiece) held the tracker up for seconds. (A look before
-a flag is not counted: flags are few, and each deserves its look.)"""
-OVERLAP_SAME_TILE = 1 / 3
-"""Share of the smaller of two boxes that must overlap for them to be one tile boxed twice."""
-FLAG_RUNS = 3
-"""Runs of the recognizer on fresh frames that must read a tile alike before its play is flagged."""
-FLAG_MAX_READS = 5
-"""Readings of a still board after which a play is flagged even if fewer agreed."""
-SURE_READING_COST = 0.3
-"""A reading whose next likeliest is at least this much less likely is sure (see
-`_correct_misread_play`)."""
-UNSURE_READING_COST = 0.05
-"""A reading whose next likeliest is within this is a coin toss: read closer before it is
-played, even where the rules accept it (see `_reread_from_closer_look`)."""
-SHORT_BOX = 0.75
-"""A board tile boxed shorter than this share of a later reading at its place was boxed over part
-of a tile, and one boxed longer than the later reading by as much took in part of a neighbour
-(see `_correct_misread_play`)."""
-SECOND_READING_COST = 0.2
-"""How much less likely than the first (dot score margin, or class probability) a reader's second
-reading may be and still be taken when it makes an illegal-looking play legal. (At 0.25 a clean dot
-scoring 0.72, "0.22 from the threshold", was dropped whenever that made a play legal: planted 6-5
-laid wrong way round read 6-5 sure and taken as 5-5, a planted 9-7 taken as 9-6. On the 50 seed-12
-rounds 0.2 caught one more planted play and raised no false flag.) A large tile's costs include
-how much more the half reader believes the value read (`recognize.backed_costs`): a dot scoring
-0.65 that the half reader sees too is no longer "0.15 from the threshold"."""
-
-DENSE_CONFUSED = 12
-"""Values from this up have patterns the half reader confuses with their neighbours on small tiles
-(held out, small ends of the big sets: 12-15 read right 0.88-0.89, 0-8 0.96-0.99;
-models/checkpoints/half_reader_big_gpu_summary.json); see `_dense_end_misread`."""
-DENSE_CONFUSED_SPREAD = 2
-"""How far apart two such values may be and still be taken for one another (13 for 15: two
-pips in a pattern of fifteen)."""
-
-LOOSE_EXPLAINED = 1.5
-"""How much a re-reading must explain before it is believed (`_explain_loose`): each tile set
-apart that it turns into a legal play counts 1, less `GUESS_COST` for each guess it makes. One
-tile is not enough (a planted illegal play, or a phantom, that some re-reading makes legal by
-chance); two laid on from one another are the table going on."""
-EXPLAIN_MARGIN = 1.0
-"""How much better than every other re-reading the one entered must explain: while two explain
-alike, the next tile laid usually tells them apart (a double read 15-13 across a 13 read for 15
-is a 13-13 by its parent and a 15-15 by its first toe; the second toe settles it)."""
-GUESS_COST = 0.5
-"""What a guess costs a re-reading: a board tile taken as the other tile its place was read as
-(`PLACE_READS` runs at least), a tile lying across an end taken as a double of one of its values,
-or a double the reader never found taken to lie across an open end."""
-PLACE_READS = 2
-"""Recognizer runs that must read a board tile's place as one other tile before `_explain_loose`
-may take it for that tile."""
-STRAIGHT_TOE_GAP = (0.6, 1.6)
-"""How far beyond a board tile's end (in tile widths) the tile laid on it may lie and yet be a toe
-of a double across that end that the reader never saw (`_straight_toe`). A tile laid on an end
-touches it (a gap near 0); a double across the end is a tile's width deep. Why: in a rendered
-double-15 round of 30-px tiles the 14-14 chickie was never read; its straight toe 14-12, a width beyond
-the 14-2, was taken as laid on the 14-2, and the other toes, with the eleven plays built on them,
-lay apart as the open end they needed was taken."""
-
-Detector = Callable[[Any], Sequence[Any]]
-"""frame -> tile detections (`vision.types.TileDetection`-like: corners, pips, confidence)."""
-
-
-TILES_FOR_SIZE = 5
-"""Tiles a frame must show for their size to guide the next frame's detector."""
-ADVICE_SIZE_CHANGE = 0.25
-"""Change in the tiles' length (a share of it) after which advice on it is given again."""
-
-
-COLOURS_KEPT = 6
-"""Colours kept per value by `RecognizerDetector` (the latest: the light on the table drifts); those
-most of them agree on stand for the value (`colour_check.agreed_colours`)."""
-
-
-class RecognizerDetector:
-    """The real recognizer as a tracker detector."""
-
-    def __init__(self, recognizer: Any, set_max: int | None) -> None:
-        self.recognizer = recognizer
-        self.set_max = set_max
-        self.tile_px: float | None = None
-        """The tiles' median length in the last frame where `TILES_FOR_SIZE` or more were read:
-        a table's tiles keep their size from frame to frame, so the detector need not guess it
-        again from its first pass, which on a table of tiny tiles can find only a few large
-        phantoms (see `TileDetector.detect`)."""
-        self.colours: dict[int, list[Any]] = {}
-        """The pip colours of ends read sure, by value, the last `COLOURS_KEPT` of each: one set is
-        on the table all game, so a colour seen stands for its value in every later frame and
-        closer look, where the tile that showed it may be hidden (see `vision.colour_check`)."""
-
-    def _anchors(self) -> dict[str, Any]:
-        """`colour_anchors` for the recognizer, where there are any (a stand-in recognizer in a
-        test need not know the argument)."""
-        from vision.colour_check import agreed_colours
-
-        anchors = [(v, c) for v, cs in self.colours.items() for c in agreed_colours(cs)]
-        return {"colour_anchors": anchors} if anchors else {}
-
-    def __call__(self, frame: np.ndarray) -> list[Any]:
-        from vision.imageio import LoadedImage
-
-        h, w = frame.shape[:2]
-        rec = self.recognizer.recognize_loaded(LoadedImage(frame, 1.0, w, h, "frame"), self.set_max,
-                                               tile_px=self.tile_px, **self._anchors())
-        if len(rec.tiles) >= TILES_FOR_SIZE:
-            self.tile_px = float(np.median([tile_length(t.corners) for t in rec.tiles]))
-        for v, c in getattr(rec, "pip_colours", ()):
-            self.colours[v] = (self.colours.get(v, []) + [c])[-COLOURS_KEPT:]
-        return rec.tiles
-
-    def look_closer(self, frame: np.ndarray, centre: np.ndarray, reach: float) -> list[Any]:
-        """The recognizer on the square `reach` pixels around `centre` alone, in the frame's
-        coordinates. A small crop is read at up to twice its size, where a whole 1280x720 frame
-        is read at three quarters: a 40-px tile crowded among a chickie's toes that the whole
-        frame never shows is found here. Tiles cut by the crop's edge (not the frame's) are left
-        out: only part of them was read."""
-        from vision.imageio import LoadedImage
-        from vision.recognize import cut_by_edge
-
-        h, w = frame.shape[:2]
-        r = max(16, int(reach))
-        cx, cy = int(centre[0]), int(centre[1])
-        x0, y0, x1, y1 = max(0, cx - r), max(0, cy - r), min(w, cx + r), min(h, cy + r)
-        if x1 - x0 < 32 or y1 - y0 < 32:
-            return []
-        crop = np.ascontiguousarray(frame[y0:y1, x0:x1])
-        rec = self.recognizer.recognize_loaded(LoadedImage(crop, 1.0, x1 - x0, y1 - y0, "closer look"),
-                                               self.set_max, **self._anchors())
-        out = []
-        for t in rec.tiles:
-            corners = np.asarray(t.corners, np.float64) + [x0, y0]
-            if cut_by_edge(t.corners, x1 - x0, y1 - y0) and not cut_by_edge(corners, w, h):
-                continue
-            t.corners = corners
-            out.append(t)
-        return out
-
+from .corrections import decide
+from .detector import Detector, RecognizerDetector  # noqa: F401  (the tracker's detector, named here too)
+from .tuning import (ADVICE_SIZE_CHANGE, ADOPT_SIZE_AFTER, ALTERNATIVE_MARGIN, CLOSE_LOOKS, CLOSE_LOOK_PLACES, CLOSE_LOOK_REACH, DENSE_CONFUSED, DENSE_CONFUSED_SPREAD, EXPLAIN_MARGIN, FLAG_MAX_READS, FLAG_RUNS, FRESH_READS_ON_DOUBT, GUESS_COST, LOOSE_EXPLAINED, MAX_UNSETTLED_READS, MAX_WINDOW, OVERLAP_SAME_TILE, PLACE_READS, RECHECK_S, REMOVE_WINDOW, SECOND_READING_COST, SHORT_BOX, STILL_BEFORE_READ, STRAIGHT_TOE_GAP, SURE_READING_COST, UNSURE_READING_COST, WAITING_DOUBLE_RULES, WINDOW)
 
 @dataclass
 class TrackerState:
@@ -560,144 +397,8 @@ class Tracker:
     # --- deciding ---------------------------------------------------------------------
 
     def _decide(self) -> list[TrackEvent]:
-        W = self.window_size
-        if self._readings(self.window) < FLAG_RUNS and self._would_flag(self.window[-1]):
-            self._want_fresh = True
-        elif self._readings(self.window) < FLAG_MAX_READS and \
-                any(self._would_flag(o) for o in self._fresh_observations(self.window[:-1])):
-            # an earlier reading of this still picture showed a play to flag that the last one
-            # missed: read afresh rather than let the missing reading stand for the frames to come.
-            # Why: a planted 2-0 on ~30-px double-15 tiles lay still for 13 frames, read in the
-            # first of two readings and missed in the second, which was then reused for every
-            # frame after; one sighting in three was never flagged
-            self._want_fresh = True
-        if self._readings(self.window) < 2 and self._turned_around(self.window[-1:]):
-            self._want_fresh = True  # a second reading before a flagged tile turned round is taken back
-        if len(self.window) < W:
-            return []
-        recent = self.window[-W:]
-        # a knocked camera first: every observation since must agree on the move
-        moved = [o.motion is not None for o in recent]
-        if moved[-1] and sum(moved) >= W - 1:
-            return self._camera_moved(recent)
-        if all(o.drift is not None for o in recent):
-            # a small knock: follow it without a word, so tiles keep matching their places
-            self._follow_camera(recent[-1].drift)
-        latest = recent[-1]
-        if latest.motion is None and latest.image is not None:
-            # a tile laid since the board last settled: how its place looks, from the first
-            # still frame after it was placed where the reader read a tile there (refreshed
-            # whenever the board settles; a frame after it was taken back unseen shows bare table)
-            for bt in self.board.values():
-                if bt.patch is None and not bt.missing and _read_at_place(bt.tile, latest):
-                    bt.patch = tile_patch(latest.image, bt.pose)
-        events: list[TrackEvent] = []
-        changed = False
-        # tiles gone
-        if len(self.window) >= self.remove_window:
-            span = self.window[-self.remove_window:]
-            gone = [bt for bt in self.board.values() if not bt.missing and self._moved_since(bt.frame)
-                    and not any(self._still_there(bt, o) for o in span)] if self._readings(span) >= 2 else []
-            if gone:
-                events.extend(self._tiles_gone(gone, span[0]))
-                changed = True
-        # tiles back
-        back = [bt for bt in self.board.values() if bt.missing and sum(bt.tile in o.seen for o in recent) >= W - 1]
-        if back:
-            for bt in back:
-                bt.missing = False
-            events.append(BoardDisturbed(recent[-1].frame, recent[-1].t, returned=[str(bt.tile) for bt in back]))
-        # a known tile's place reads as another tile in (nearly) every observation
-        replaced = self._replacements(recent)
-        # new tiles
-        found = self._new_tiles(recent)
-        if self._pending:
-            events.extend(self._pending)
-            self._pending = []
-            changed = True
-            self._reassociate()  # corrected places now read as their tiles (not taken back below)
-        for bt, pose in self._turned_around(recent) if self._readings(recent) >= 2 else []:
-            # a flagged tile turned end for end where it lies: the player put the play right
-            events.extend(self._take_back(bt, recent[0]))
-            found.append((bt.tile, pose, recent[0]))
-        read_otherwise: list[tuple[BoardTile, Tile]] = []
-        for old, (tile, pose, first) in replaced.items():
-            bt = self.board.get(old)
-            if bt is None:
-                continue
-            if (old, tile) in self._superseded:
-                # this place read as `tile` before and was corrected to `old`: the reader
-                # flipping back is a misreading, not a second take-back of the same tile
-                self._misreads.add((old, tile))
-                continue
-            if bt.status == "loose":
-                # set apart on a reading every recent one contradicts: no play to take back, and
-                # the tile read there now may be one (see `_place`)
-                del self.board[old]
-                found.append((tile, pose, first))
-                changed = True
-                continue
-            if bt.status != "illegal" and self._unchanged(bt, recent[-1]):
-                # its place looks as it did when the board settled with it there: the same tile,
-                # read another way now (a tile taken back and another laid there changes it);
-                # which reading is wrong: the one the reader was unsure of
-                fixed = self._correct_misread_play(bt, tile, recent)
-                if fixed:
-                    events.extend(fixed)
-                    changed = True
-                    continue
-                read_otherwise.append((bt, tile))  # (corrected below together, where the colour says so)
-                continue
-            if bt.status == "illegal" or self._is_last_play(bt):
-                if bt.status == "illegal":
-                    self._superseded.add((tile, old))
-                events.extend(self._take_back(bt, first))
-                found.append((tile, pose, first))
-                changed = True
-            elif (old, tile) not in self._misreads:
-                self._misreads.add((old, tile))
-        fixed = self._correct_recoloured(read_otherwise, recent) if read_otherwise else []
-        if fixed:
-            events.extend(fixed)
-            changed = True
-        else:
-            self._misreads.update((bt.tile, tile) for bt, tile in read_otherwise)
-        if found:
-            # the last play gone from every recent reading as the next tile arrives: it was taken
-            # back before (a hand or a flicker kept the take-back from being seen on its own),
-            # unless it still lies there, read as itself (see `_lost_in_place`)
-            for bt in list(self.board.values()):
-                if (bt.status == "illegal" or self._is_last_play(bt)) and self._readings(recent) >= 2 and \
-                        all(bt.tile not in o.seen and bt.tile not in o.conflicts for o in recent) and \
-                        not self._lost_in_place(bt, recent):
-                    events.extend(self._take_back(bt, recent[0]))
-            events.extend(self._place(found))
-            changed = True
-        explained = self._explain_loose(recent[-1])
-        if explained:
-            events.extend(explained)
-            changed = True
-        if changed:
-            events.extend(self._advise_on_size(recent[-1]))
-            self._picture_new_tiles()
-            self._reassociate()
-            self._reads_since_change = 0
-            # the readings that showed the change now agree with the board: settle at once
-            # rather than read more frames of a picture that has stopped changing
-            recent = self.window[-self.window_size:]
-            self.settled = not self._unresolved(recent) and all(not o.new and not o.conflicts for o in recent)
-            if self.settled:
-                self._refresh_poses(recent)
-                self.gate.set_reference()
-            return events
-        self._reads_since_change += 1
-        clear = not self._unresolved(self.window[-self.remove_window:])
-        if not self.settled and len(self.window) >= self.remove_window and (
-                clear or self._reads_since_change >= MAX_UNSETTLED_READS):
-            self._refresh_poses(self.window[-self.remove_window:])
-            self.settled = True
-            self.gate.set_reference()
-        return events
+        """The steps of `corrections.STEPS`, in their order, over the latest observations."""
+        return decide(self)
 
     def _picture_new_tiles(self) -> None:
         """Tiles just placed take their settled picture from the newest still frame of this
@@ -728,7 +429,7 @@ class Tracker:
             if bt.status != "illegal" or bt.missing or bt.tile.is_double:
                 continue
             poses = [o.seen_poses.get(bt.tile) for o in recent]
-            if any(p is None or not _turned(bt.pose, p) for p in poses):
+            if any(p is None or not turned_end_for_end(bt.pose, p) for p in poses):
                 continue
             out.append((bt, mean_pose([p for p in poses if p is not None])))
         return out
@@ -742,7 +443,7 @@ class Tracker:
             poses = [o.seen_poses[tile] for o in observations if tile in o.seen_poses]
             if len(poses) >= max(2, len(observations) - 1):
                 mean = mean_pose(poses)
-                if not tile.is_double and _turned(bt.pose, mean):
+                if not tile.is_double and turned_end_for_end(bt.pose, mean):
                     continue  # turned end for end: a change to judge (see `_turned_around`), not a drift
                 # (how sure the reading that placed it was stays: see `_correct_misread_play`)
                 bt.pose = TilePose(mean.corners, bt.pose.pips, bt.pose.second)
@@ -755,7 +456,7 @@ class Tracker:
             # only where the reader read a tile there: a place read as nothing keeps the picture it had
             # (a play taken back unseen leaves bare table there, which would become the "settled"
             # picture of a tile still counted as lying there, so it would never be seen to go)
-            if not bt.missing and any(_read_at_place(bt.tile, o) for o in observations):
+            if not bt.missing and any(read_at_place(bt.tile, o) for o in observations):
                 bt.patch = tile_patch(image, bt.pose)
 
     def _unchanged(self, bt: BoardTile, obs: Observation) -> bool:
@@ -1780,7 +1481,7 @@ class Tracker:
         camera's new position, was taken for a play the moment the camera had moved, and flagged."""
         for bt in self.board.values():
             bt.pose = bt.pose.transformed(m)
-        inv = np.linalg.inv(_as_3x3(m))
+        inv = np.linalg.inv(as_3x3(m))
         for tile, (image, to_then) in list(self._flag_views.items()):
             self._flag_views[tile] = (image, to_then @ inv)
         self._settled_image, self._before_motion, self._still_before_motion = (
@@ -1884,7 +1585,7 @@ class Tracker:
     def _lay_there_at(bt: BoardTile, then: np.ndarray, to_then: np.ndarray, now: np.ndarray) -> bool:
         """Whether `bt`'s place looked in the picture `then` as it looks `now` (`to_then` maps
         today's coordinates to that picture's)."""
-        return _looks_alike(then, now, bt.pose, bt.pose.transformed(to_then))
+        return place_looks_alike(then, now, bt.pose, bt.pose.transformed(to_then))
 
     def _look_closer(self, tile: Tile, pose: TilePose, candidates: list[tuple[float, BoardTile, Any]],
                      obs: Observation) -> list[TrackEvent]:
@@ -2164,7 +1865,7 @@ class Tracker:
             self._dense_guesses[alt] = _DenseGuess(tile, pose, got, len(referee.plays) + 1)
             note = Notice(obs.frame, obs.t, f"{tile} was {alt} misread: it lies against the {had} of {focus.tile}, "
                                             f"a misread {had} on tiles this small")
-            return [note], alt, _with_first_reading(TilePose(pose.corners, pips), pose)
+            return [note], alt, with_first_reading(TilePose(pose.corners, pips), pose)
 
         return open_end() or near_end()
 
@@ -2230,7 +1931,7 @@ class Tracker:
                 continue
             need = referee.board.open_ends[slots[0]].value
             L, w = bt.pose.length, bt.pose.width
-            for a, away, value in _approaches(pose):
+            for a, away, value in approaches(pose):
                 if bt.tile.is_double:
                     quad = bt.pose.corners
                     gap = point_quad_distance(a, quad)
@@ -2590,7 +2291,7 @@ class Tracker:
                 if v.legal:
                     # the reading taken is not the reader's first: the play keeps the first as a
                     # close second, so sure later readings of its place may correct it
-                    return alt, _with_first_reading(alt_pose, pose), v, bt, contact.touching, misread
+                    return alt, with_first_reading(alt_pose, pose), v, bt, contact.touching, misread
         verdict, parent, touching = verdicts[0]
         return tile, pose, verdict, parent, touching, False
 
@@ -2988,73 +2689,3 @@ class Tracker:
         if self.player_names:
             out["player_names"] = list(self.player_names)
         return out
-
-
-@dataclass(frozen=True)
-class Picture:
-    """A frame kept to compare places with, and the move from its pixels to the current frame's
-    (identity until the camera moves)."""
-    image: np.ndarray
-    to_now: np.ndarray = field(default_factory=lambda: np.eye(3))
-
-    def moved(self, m: np.ndarray) -> "Picture":
-        return Picture(self.image, _as_3x3(m) @ self.to_now)
-
-    def looks_alike(self, now: np.ndarray | None, pose: TilePose) -> bool:
-        """Whether `pose` (current pixels) looks in `now` as its place looked in this picture."""
-        if now is None or now.shape != self.image.shape:
-            return False
-        then = pose if np.allclose(self.to_now, np.eye(3)) else pose.transformed(np.linalg.inv(self.to_now))
-        return _looks_alike(self.image, now, pose, then)
-
-
-def _as_3x3(m: np.ndarray) -> np.ndarray:
-    """A 2x3 affine or 3x3 homography as a 3x3 matrix."""
-    return m if m.shape == (3, 3) else np.vstack([m, [0.0, 0.0, 1.0]])
-
-
-def _looks_alike(then: np.ndarray, now: np.ndarray, pose: TilePose, pose_then: TilePose | None = None) -> bool:
-    """Whether the place `pose` looks in the picture `now` as it looked in `then` (where it was
-    `pose_then`, when the camera moved in between)."""
-    before = tile_patch(then, pose_then or pose)
-    after = tile_patch(now, pose)
-    return before is not None and after is not None and same_picture(before, after)
-
-
-def _with_first_reading(taken: TilePose, first: TilePose) -> TilePose:
-    """`taken` (a reading other than the reader's first of one place) with the first reading as
-    its cheapest second, in `taken`'s end order: how unsure the play was must outlive the choice."""
-    same = np.hypot(*(taken.end_mid(0) - first.end_mid(0))) <= np.hypot(*(taken.end_mid(0) - first.end_mid(1)))
-    pips = first.pips if same else first.pips[::-1]
-    if pips == taken.pips:
-        return taken
-    return TilePose(taken.corners, taken.pips, ((pips, 0.0),) + tuple(s for s in taken.second if s[0] != pips))
-
-
-def _turned(was: TilePose, now: TilePose) -> bool:
-    """Whether `now` (corners in the order of `was`'s ends) lies where `was` lay, end for end."""
-    same = float(np.abs(now.corners - was.corners).sum())
-    flipped = float(np.abs(now.corners - np.roll(was.corners, 2, axis=0)).sum())
-    return flipped < 0.5 * same
-
-
-def _approaches(pose: TilePose) -> list[tuple[np.ndarray, np.ndarray, int]]:
-    """Where a tile laid at `pose` meets the tile it was laid on, if that one was never seen: (the
-    point of contact, the unit vector from there into the tile, the value touching there). A tile
-    meets its parent with an end; a double, laid crosswise as a chickie is, with the middle of a long
-    side (or, laid in line, with an end: the geometry tells them apart). Why the double: a tile the
-    reader misses may as well be followed by a double as by a straight tile (a chickie on a toe);
-    only ends were looked for, so a double laid across there touched nothing and every play built
-    on it was lost."""
-    ends = [(pose.end_mid(end), pose.axis(1 - end), pose.pips[end]) for end in (0, 1)]
-    if not pose.is_double:
-        return ends
-    along = pose.axis(0)
-    across = np.array([-along[1], along[0]])
-    return ends + [(pose.centre + s * across * pose.width / 2, -s * across, pose.pips[0]) for s in (1.0, -1.0)]
-
-
-def _read_at_place(tile: Tile, obs: Observation) -> bool:
-    """Whether the reader found something at `tile`'s place in `obs`: the tile, or a reading of
-    another tile there (a misreading, or a tile laid in its stead)."""
-    return tile in obs.seen or tile in obs.conflicts or tile in obs.covered
