@@ -12,6 +12,7 @@ from typing import Any, Sequence
 from engine import HandTally, IllegalPlay, Tile, explain_board, round_scores
 from engine.scoring import curved
 
+from .board import TileStatus
 from .events import ChickenlittlePenalty, LastTile, RoundBlocked, RoundScored, TrackEvent
 from .referee import Referee
 
@@ -243,7 +244,7 @@ class Bookkeeping:
             tiles=[bt.to_dict() for bt in self.board.values()],
             open_ends=open_ends,
             must_feed=must_feed,
-            illegal_on_table=[str(bt.tile) for bt in self.board.values() if bt.status == "illegal" or bt.stood],
+            illegal_on_table=[str(bt.tile) for bt in self.board.values() if bt.status == TileStatus.ILLEGAL or bt.stood],
             plays=0 if referee is None else len(referee.plays),
             scores=self.sheet.to_dict(),
             settled=self.settled,

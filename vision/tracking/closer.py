@@ -15,7 +15,7 @@ from engine import Tile
 from engine.board import SLOT_STRIDE
 
 from ..halfreader import SMALL_TILE_PX
-from .board import BoardTile, Observation, angle_gap, at_place_of, identity
+from .board import BoardTile, Observation, TileStatus, angle_gap, at_place_of, identity
 from .events import Notice, PlayCorrected, TilePlayed, TrackEvent
 from .geometry import TilePose, point_quad_distance, pose_from_detection
 from .pictures import approaches, with_first_reading
@@ -74,7 +74,7 @@ class CloserLooks:
             waiting = referee.board.pending_placement()
             focus = self.board.get(waiting.tile) if waiting is not None else None
         else:
-            focus = candidates[0][1] if candidates and candidates[0][1].status == "legal" else None
+            focus = candidates[0][1] if candidates and candidates[0][1].status == TileStatus.LEGAL else None
         if focus is None or focus.missing:
             return []
         looks = self._closer_looks(focus.pose)
@@ -176,7 +176,7 @@ class CloserLooks:
                 verdict = referee.judge(new, bt.tile, found.pips[contact.touching])
                 if not verdict.legal:
                     continue
-                placed = {new: BoardTile(new, found, "legal", verdict.player, bt.tile, contact.touching, obs.frame)}
+                placed = {new: BoardTile(new, found, TileStatus.LEGAL, verdict.player, bt.tile, contact.touching, obs.frame)}
                 trial = referee.copy()
                 trial.accept(new, verdict, obs.frame, obs.t, found.pips[contact.touching])
                 on_it = [c for c in self._candidates(pose, extra=placed, referee=trial) if c[1].tile == new]
@@ -212,7 +212,7 @@ class CloserLooks:
         round replays with it and `tile` is then legal (see `_look_closer`)."""
         assert self.current is not None
         referee = self.current.referee
-        if focus.status != "legal":
+        if focus.status != TileStatus.LEGAL:
             return []
         fp = focus.pose
 
@@ -284,7 +284,7 @@ class CloserLooks:
             return None
         referee = self.current.referee
         _, focus, contact = candidates[0]
-        if focus.status != "legal" or focus.tile.is_double or focus.touching is None or focus.missing or \
+        if focus.status != TileStatus.LEGAL or focus.tile.is_double or focus.touching is None or focus.missing or \
                 max(focus.pose.length, pose.length) >= SMALL_TILE_PX:
             return None
         inner, had = focus.pose.pips[focus.touching], focus.pose.pips[1 - focus.touching]
@@ -333,7 +333,7 @@ class CloserLooks:
         the same misread. Returns the `PlayCorrected` and the corrected `TilePlayed`."""
         old = bt.tile
         del self.board[old]
-        self.board[new] = BoardTile(new, pose, "legal", play.player, bt.on, touching, bt.frame, patch=bt.patch)
+        self.board[new] = BoardTile(new, pose, TileStatus.LEGAL, play.player, bt.on, touching, bt.frame, patch=bt.patch)
         for other in self.board.values():
             if other.on == old:
                 other.on = new
@@ -381,7 +381,7 @@ class CloserLooks:
         referee = self.current.referee
         fits = []
         for bt in self.board.values():
-            if bt.status not in ("spinner", "legal") or bt.missing:
+            if bt.status not in (TileStatus.SPINNER, TileStatus.LEGAL) or bt.missing:
                 continue
             slots = referee.open_slots(bt.tile)
             if not slots:
@@ -434,7 +434,7 @@ class CloserLooks:
         assert self.current is not None
         self.current.referee.accept(hole, verdict, obs.frame, obs.t, pose.pips[0])
         self._played_legally.add(hole)
-        self.board[hole] = BoardTile(hole, pose, "legal", verdict.player, parent.tile, 0, obs.frame)
+        self.board[hole] = BoardTile(hole, pose, TileStatus.LEGAL, verdict.player, parent.tile, 0, obs.frame)
         note = (f"{hole} was never read, but {tile} lies a tile beyond the open {pose.pips[0]} on "
                 f"{parent.tile} with nothing seen between: {hole} is the only tile that fits there")
         return [Notice(obs.frame, obs.t, note),

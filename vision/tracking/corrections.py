@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable
 
 from engine import Tile
 
-from .board import BoardTile, Observation, tile_patch
+from .board import BoardTile, Observation, TileStatus, tile_patch
 from .events import BoardDisturbed, TrackEvent
 from .geometry import TilePose
 from .pictures import read_at_place
@@ -161,14 +161,14 @@ def replaced_readings(d: Decision) -> list[TrackEvent]:
             # flipping back is a misreading, not a second take-back of the same tile
             tr._misreads.add((old, tile))
             continue
-        if bt.status == "loose":
+        if bt.status == TileStatus.LOOSE:
             # set apart on a reading every recent one contradicts: no play to take back, and
             # the tile read there now may be one (see `_place`)
             del tr.board[old]
             d.found.append((tile, pose, first))
             d.changed = True
             continue
-        if bt.status != "illegal" and tr._unchanged(bt, d.recent[-1]):
+        if bt.status != TileStatus.ILLEGAL and tr._unchanged(bt, d.recent[-1]):
             # its place looks as it did when the board settled with it there: the same tile,
             # read another way now (a tile taken back and another laid there changes it);
             # which reading is wrong: the one the reader was unsure of
@@ -179,8 +179,8 @@ def replaced_readings(d: Decision) -> list[TrackEvent]:
                 continue
             d.read_otherwise.append((bt, tile))  # (corrected by `recoloured`, where the colour says so)
             continue
-        if bt.status == "illegal" or tr._is_last_play(bt):
-            if bt.status == "illegal":
+        if bt.status == TileStatus.ILLEGAL or tr._is_last_play(bt):
+            if bt.status == TileStatus.ILLEGAL:
                 tr._superseded.add((tile, old))
             events.extend(tr._take_back(bt, first))
             d.found.append((tile, pose, first))
@@ -211,7 +211,7 @@ def place_found(d: Decision) -> list[TrackEvent]:
     tr = d.tracker
     events: list[TrackEvent] = []
     for bt in list(tr.board.values()):
-        if (bt.status == "illegal" or tr._is_last_play(bt)) and tr._readings(d.recent) >= 2 and \
+        if (bt.status == TileStatus.ILLEGAL or tr._is_last_play(bt)) and tr._readings(d.recent) >= 2 and \
                 all(bt.tile not in o.seen and bt.tile not in o.conflicts for o in d.recent) and \
                 not tr._lost_in_place(bt, d.recent):
             events.extend(tr._take_back(bt, d.recent[0]))

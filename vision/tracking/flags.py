@@ -13,7 +13,7 @@ import numpy as np
 from engine import Tile
 from engine.board import SLOT_STRIDE
 
-from .board import BoardTile, Observation, identity
+from .board import BoardTile, Observation, TileStatus, identity
 from .events import FlagWithdrawn, TilePlayed, TrackEvent
 from .geometry import TilePose
 from .pictures import place_looks_alike
@@ -34,12 +34,12 @@ class Flags:
         events: list[TrackEvent] = []
         for tile, (image, to_then) in list(self._flag_views.items()):
             bt = self.board.get(tile)
-            if bt is None or not (bt.status == "illegal" or bt.stood):
+            if bt is None or not (bt.status == TileStatus.ILLEGAL or bt.stood):
                 self._flag_views.pop(tile, None)
                 continue
             # (a tile first seen with the flagged one may have been laid before it in the same
             # stretch of hands: the order the rules accept is the likelier one, as in `_play_order`)
-            earlier = [b for b in self.board.values() if b.status == "legal" and not b.stood and b.frame >= bt.frame
+            earlier = [b for b in self.board.values() if b.status == TileStatus.LEGAL and not b.stood and b.frame >= bt.frame
                        and b.tile not in self._flag_views and self._lay_there_at(b, image, to_then, obs.image)]
             if not earlier:
                 continue
@@ -91,7 +91,7 @@ class Flags:
         first = next((o for o in self.window if o.frame == bt.frame), obs)
         book.referee.accept(tile, verdict, bt.frame, first.t, pose.pips[touching] if touching is not None else None)
         self._played_legally.add(tile)
-        self.board[tile] = BoardTile(tile, pose, "legal", verdict.player, parent.tile, touching, bt.frame)
+        self.board[tile] = BoardTile(tile, pose, TileStatus.LEGAL, verdict.player, parent.tile, touching, bt.frame)
         return [FlagWithdrawn(obs.frame, obs.t, str(tile), str(tile), message),
                 TilePlayed(bt.frame, first.t, str(tile), verdict.player, str(parent.tile), verdict.slot, verdict.end)]
 
@@ -104,7 +104,7 @@ class Flags:
         todo = [tile]
         while todo:
             parent = todo.pop(0)
-            built = sorted((b for b in self.board.values() if b.status == "illegal" and b.on == parent),
+            built = sorted((b for b in self.board.values() if b.status == TileStatus.ILLEGAL and b.on == parent),
                            key=lambda b: b.frame)
             for bt in built:
                 msg = (f"{bt.tile} was legal after all: it lies against {parent}, whose flag was "
@@ -161,7 +161,7 @@ class Flags:
         if play is None:
             return None
         self._played_legally.add(tile)
-        self.board[tile] = BoardTile(tile, pose, "legal", play.player, parent.tile, touching, obs.frame)
+        self.board[tile] = BoardTile(tile, pose, TileStatus.LEGAL, play.player, parent.tile, touching, obs.frame)
         double.player = referee.plays[-1].player
         slot = play.end % SLOT_STRIDE if play.on.is_double else None
         return TilePlayed(obs.frame, obs.t, str(tile), play.player, str(parent.tile), slot, play.end)
@@ -218,7 +218,7 @@ class Flags:
         see than to break the same rule in turn. Returns whether anything was entered."""
         if self.current is None:
             return False
-        waiting = sorted((b for b in self.board.values() if b.status == "illegal"
+        waiting = sorted((b for b in self.board.values() if b.status == TileStatus.ILLEGAL
                           and (f := self._standing_flag(b.tile)) is not None and f["rule"] in WAITING_DOUBLE_RULES),
                          key=lambda b: b.frame)
         entered = False
@@ -236,10 +236,10 @@ class Flags:
         assert self.current is not None
         chain: list[BoardTile] = []
         bt: BoardTile | None = top
-        while bt is not None and bt.status == "illegal" and bt not in chain:
+        while bt is not None and bt.status == TileStatus.ILLEGAL and bt not in chain:
             chain.append(bt)
             bt = self.board.get(bt.on) if bt.on is not None else None
-        if not chain or bt is None or bt.status not in ("spinner", "legal", "joined"):
+        if not chain or bt is None or bt.status not in (TileStatus.SPINNER, TileStatus.LEGAL, TileStatus.JOINED):
             return False
         referee = self.current.referee
         entered = False
@@ -253,7 +253,7 @@ class Flags:
                                      waive=flag["rule"] in WAITING_DOUBLE_RULES)
             if play is None:
                 break
-            bt.status, bt.stood, bt.player = "legal", True, play.player
+            bt.status, bt.stood, bt.player = TileStatus.LEGAL, True, play.player
             flag["stood_frame"] = obs.frame
             entered = True
         return entered
@@ -273,7 +273,7 @@ class Flags:
         if self.current is None or not candidates:
             return []
         _, bt, contact = candidates[0]
-        if bt.status != "illegal" or bt.on is None or bt.touching is None:
+        if bt.status != TileStatus.ILLEGAL or bt.on is None or bt.touching is None:
             return []
         book = self.current
         flag = self._standing_flag(bt.tile)
@@ -301,7 +301,7 @@ class Flags:
         first = next((o for o in self.window if o.frame == bt.frame), obs)
         new_pose = TilePose(bt.pose.corners, (need, got) if bt.touching == 0 else (got, need))
         referee.accept(alt, verdict, bt.frame, first.t, need)
-        self.board[alt] = BoardTile(alt, new_pose, "legal", verdict.player, bt.on, bt.touching, bt.frame)
+        self.board[alt] = BoardTile(alt, new_pose, TileStatus.LEGAL, verdict.player, bt.on, bt.touching, bt.frame)
         msg = (f"{bt.tile} was {alt} misread: {tile} was laid against its {got} end, so the flag on it "
                f"is withdrawn")
         return [FlagWithdrawn(obs.frame, obs.t, str(alt), str(bt.tile), msg),

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .board import Observation
+from .board import Observation, TileStatus
 from .events import FrameRejected, StreamLost, StreamResumed, TrackEvent
 from .geometry import pose_from_detection
 from .motion import MotionReading
@@ -112,7 +112,7 @@ class FrameIntake:
         if fresh:
             # a reading that leaves a board tile unexplained earns a second reading before
             # anything leaves the board on its word
-            self._doubt = bool(obs.conflicts) or any(not bt.missing and bt.status != "loose"
+            self._doubt = bool(obs.conflicts) or any(not bt.missing and bt.status != TileStatus.LOOSE
                                                      and not self._still_there(bt, obs) for bt in self.board.values())
         if recheck and (obs.new or obs.conflicts):
             # the occasional re-read found something the motion gate missed (a tile laid

@@ -12,7 +12,7 @@ import numpy as np
 
 from engine import Tile
 
-from .board import BoardTile, Observation, at_place_of
+from .board import BoardTile, Observation, TileStatus, at_place_of
 from .events import TilePlayed, TrackEvent
 from .geometry import ATTACH_MAX, TilePose, contact_on_double, contact_on_tile
 from .pictures import with_first_reading
@@ -32,18 +32,18 @@ class Judging:
         out = []
         tiles = list(self.board.values()) + (list(extra.values()) if extra else [])
         for bt in tiles:
-            if bt.status == "loose" or bt.missing:
+            if bt.status == TileStatus.LOOSE or bt.missing:
                 continue
             if np.hypot(*(bt.pose.centre - pose.centre)) > 2.5 * bt.pose.length:
                 continue
-            if bt.tile.is_double and bt.status in ("spinner", "legal", "joined"):
+            if bt.tile.is_double and bt.status in (TileStatus.SPINNER, TileStatus.LEGAL, TileStatus.JOINED):
                 contact = contact_on_double(pose, bt.pose)
             elif bt.free_end is not None:
                 contact = contact_on_tile(pose, bt.pose, bt.free_end)
             else:
                 continue
             score = contact.score
-            if referee is not None and bt.status in ("spinner", "legal") and not referee.open_slots(bt.tile):
+            if referee is not None and bt.status in (TileStatus.SPINNER, TileStatus.LEGAL) and not referee.open_slots(bt.tile):
                 score += 0.15  # prefer a place where a tile may go, when two are equally close
             if score <= ATTACH_MAX * reach:
                 out.append((score, bt, contact))
@@ -103,12 +103,12 @@ class Judging:
             self._superseded.add((tile, read_as))
         on = parent.tile if parent is not None else None
         # a tile set apart earlier at this very place was this tile, misread (tiles do not overlap)
-        for bt in [b for b in self.board.values() if b.status == "loose" and at_place_of(b.pose, pose)]:
+        for bt in [b for b in self.board.values() if b.status == TileStatus.LOOSE and at_place_of(b.pose, pose)]:
             del self.board[bt.tile]
         if verdict.legal:
             referee.accept(tile, verdict, obs.frame, obs.t, pose.pips[touching] if touching is not None else None)
             self._played_legally.add(tile)
-            self.board[tile] = BoardTile(tile, pose, "legal", verdict.player, on, touching, obs.frame)
+            self.board[tile] = BoardTile(tile, pose, TileStatus.LEGAL, verdict.player, on, touching, obs.frame)
             return TilePlayed(obs.frame, obs.t, str(tile), verdict.player, str(on), verdict.slot, verdict.end)
         err = verdict.error
         assert err is not None
@@ -116,7 +116,7 @@ class Judging:
             earlier = self._laid_before_last(tile, pose, parent, touching, obs)
             if earlier is not None:
                 return earlier
-        self.board[tile] = BoardTile(tile, pose, "illegal", verdict.player, on, touching, obs.frame)
+        self.board[tile] = BoardTile(tile, pose, TileStatus.ILLEGAL, verdict.player, on, touching, obs.frame)
         if err.code in WAITING_DOUBLE_RULES and obs.image is not None:
             self._flag_views[tile] = (obs.image, np.eye(3))
         return self._flag(tile, pose, verdict.player, parent, on, err.code, err.message, obs)

@@ -10,7 +10,7 @@ import numpy as np
 from engine import Tile
 from engine.board import SLOT_STRIDE
 
-from .board import BoardTile, Observation, tile_patch
+from .board import BoardTile, Observation, TileStatus, tile_patch
 from .events import Notice, PlayCorrected, TilePlayed, TrackEvent
 from .geometry import ATTACH_MAX, TilePose, contact_on_double
 from .tuning import EXPLAIN_MARGIN, GUESS_COST, LOOSE_EXPLAINED, PLACE_READS, STRAIGHT_TOE_GAP
@@ -40,14 +40,14 @@ class LooseTiles:
         in all found 700 frames late."""
         if self.current is None:
             return []
-        loose = sorted((b for b in self.board.values() if b.status == "loose" and not b.missing),
+        loose = sorted((b for b in self.board.values() if b.status == TileStatus.LOOSE and not b.missing),
                        key=lambda b: b.frame)
         if not loose:
             return []
         options: dict[Tile, list[tuple[Tile, TilePose]]] = {}
         for (old, frame), reads in sorted(self._place_reads.items()):
             bt = self.board.get(old)
-            if bt is None or bt.frame != frame or bt.status != "legal" or bt.touching is None or \
+            if bt is None or bt.frame != frame or bt.status != TileStatus.LEGAL or bt.touching is None or \
                     not any(np.hypot(*(bt.pose.centre - b.pose.centre)) < 2.5 * bt.pose.length for b in loose):
                 continue
             value = bt.pose.pips[bt.touching]
@@ -92,7 +92,7 @@ class LooseTiles:
         assert self.current is not None
         out = []
         for bt in self.board.values():
-            if bt.status != "legal" or bt.tile.is_double or bt.free_end is None:
+            if bt.status != TileStatus.LEGAL or bt.tile.is_double or bt.free_end is None:
                 continue
             v = bt.pose.pips[bt.free_end]
             double = Tile(v, v)
@@ -120,7 +120,7 @@ class LooseTiles:
         assert bt.free_end is not None
         end = bt.pose.end_mid(bt.free_end)
         for c in self.board.values():
-            if c.status == "legal" and c.on == bt.tile and not c.tile.is_double and c.touching is not None:
+            if c.status == TileStatus.LEGAL and c.on == bt.tile and not c.tile.is_double and c.touching is not None:
                 gap = float(np.hypot(*(c.pose.end_mid(c.touching) - end))) / bt.pose.width
                 return c if STRAIGHT_TOE_GAP[0] <= gap <= STRAIGHT_TOE_GAP[1] else None
         return None
@@ -164,7 +164,7 @@ class LooseTiles:
         taken = {new for new, _ in fixes.values()}
         # the corrected tiles under their new values (the old entries, off the trial's layout,
         # rank behind them)
-        extra = {new: BoardTile(new, pose, "legal", None, self.board[old].on, self.board[old].touching,
+        extra = {new: BoardTile(new, pose, TileStatus.LEGAL, None, self.board[old].on, self.board[old].touching,
                                 self.board[old].frame) for old, (new, pose) in fixes.items()}
         placed: list[tuple[BoardTile | None, Tile, TilePose, Tile, int | None, int]] = []
         frame = min(b.frame for b in loose)  # an unseen double was laid before its first toe was seen
@@ -179,11 +179,11 @@ class LooseTiles:
                         toe.tile, double, [(lb.tile, lb.pose.pips[k], lb.frame, 0.0) for lb, k in fellows]) is None:
                     return None
                 first = min([toe.frame] + [lb.frame for lb, _ in fellows])
-                extra[double] = BoardTile(double, pose, "legal", None, on, 0, first)
+                extra[double] = BoardTile(double, pose, TileStatus.LEGAL, None, on, 0, first)
                 placed.append((None, double, pose, on, 0, first))
                 taken.add(double)
                 for lb, k in fellows:
-                    extra[lb.tile] = BoardTile(lb.tile, lb.pose, "legal", None, double, k, lb.frame)
+                    extra[lb.tile] = BoardTile(lb.tile, lb.pose, TileStatus.LEGAL, None, double, k, lb.frame)
                     placed.append((lb, lb.tile, lb.pose, double, k, lb.frame))
                     taken.add(lb.tile)
                     waiting.remove(lb)
@@ -192,7 +192,7 @@ class LooseTiles:
             if not verdict.legal:
                 return None
             referee.accept(double, verdict, frame, 0.0, pose.pips[0])
-            extra[double] = BoardTile(double, pose, "legal", None, on, 0, frame)
+            extra[double] = BoardTile(double, pose, TileStatus.LEGAL, None, on, 0, frame)
             placed.append((None, double, pose, on, 0, frame))
             taken.add(double)
         progress = True
@@ -213,7 +213,7 @@ class LooseTiles:
                     if played is None:
                         continue
                     on, touching = played
-                    extra[tile] = BoardTile(tile, pose, "legal", None, on, touching, lb.frame)
+                    extra[tile] = BoardTile(tile, pose, TileStatus.LEGAL, None, on, touching, lb.frame)
                     placed.append((lb, tile, pose, on, touching, lb.frame))
                     taken.add(tile)
                     waiting.remove(lb)
@@ -271,10 +271,10 @@ class LooseTiles:
             # (an unseen double's place keeps the picture it shows now: the reader never finds it)
             patch = lb.patch if lb is not None else \
                 tile_patch(obs.image, pose) if obs.image is not None and obs.motion is None else None
-            self.board[tile] = BoardTile(tile, pose, "legal", verdict.player, on, touching, frame, patch=patch)
+            self.board[tile] = BoardTile(tile, pose, TileStatus.LEGAL, verdict.player, on, touching, frame, patch=patch)
             events.append(TilePlayed(frame, first.t, str(tile), verdict.player, str(on), verdict.slot, verdict.end))
         # tiles still set apart that now touch the layout: judged as they lie
-        for bt in sorted((b for b in self.board.values() if b.status == "loose"), key=lambda b: b.frame):
+        for bt in sorted((b for b in self.board.values() if b.status == TileStatus.LOOSE), key=lambda b: b.frame):
             cands = self._candidates(bt.pose)
             if cands:
                 del self.board[bt.tile]
@@ -303,7 +303,7 @@ class LooseTiles:
         plays = {p.tile: p for p in referee.plays}
         self._played_legally.add(double)
         patch = tile_patch(obs.image, pose) if obs.image is not None and obs.motion is None else None
-        self.board[double] = BoardTile(double, pose, "legal", plays[double].player, on, 0, plays[double].frame,
+        self.board[double] = BoardTile(double, pose, TileStatus.LEGAL, plays[double].player, on, 0, plays[double].frame,
                                        patch=patch)
         toe.on = double
         for lb, tile, tpose, _, k, frame in fellows:
@@ -312,9 +312,9 @@ class LooseTiles:
             if tile != lb.tile:
                 self._superseded.add((tile, lb.tile))
             self._played_legally.add(tile)
-            self.board[tile] = BoardTile(tile, tpose, "legal", plays[tile].player, double, k, frame, patch=lb.patch)
+            self.board[tile] = BoardTile(tile, tpose, TileStatus.LEGAL, plays[tile].player, double, k, frame, patch=lb.patch)
         for p in referee.plays:  # each play after the double was made a turn later than it seemed
-            if p.tile in self.board and self.board[p.tile].status == "legal":
+            if p.tile in self.board and self.board[p.tile].status == TileStatus.LEGAL:
                 self.board[p.tile].player = p.player
         shown = [p for p in referee.plays if p.on == double]
         return [Notice(obs.frame, obs.t, message),

@@ -9,7 +9,7 @@ import numpy as np
 
 from engine import Tile
 
-from .board import BoardTile, Observation, identity, mean_pose
+from .board import BoardTile, Observation, TileStatus, identity, mean_pose
 from .events import TrackEvent
 from .geometry import TilePose
 from .tuning import ALTERNATIVE_MARGIN, SHORT_BOX, SURE_READING_COST
@@ -29,7 +29,7 @@ class Misreads:
         with 9-6 and 9-7 as close seconds). When later readings all read 9-5, sure, the first
         reading was the misread; keeping 9-9 lost the whole line built on the 5 (seven plays,
         each seen as a tile set down apart from the layout)."""
-        if self.current is None or bt.status != "legal" or tile in self.board or bt.touching is None \
+        if self.current is None or bt.status != TileStatus.LEGAL or tile in self.board or bt.touching is None \
                 or (bt.tile, tile) in self._superseded:
             return []
         old = bt.tile
@@ -57,7 +57,7 @@ class Misreads:
             f"{old} was {tile} misread: every reading since reads {tile} in its place, sure, "
             f"where the first {how}, so the play is corrected")
         # a tile set down apart because it matched the misread value may now be a play on it
-        for loose in sorted((b for b in self.board.values() if b.status == "loose"), key=lambda b: b.frame):
+        for loose in sorted((b for b in self.board.values() if b.status == TileStatus.LOOSE), key=lambda b: b.frame):
             cands = self._candidates(loose.pose)
             if cands:
                 del self.board[loose.tile]
@@ -78,7 +78,7 @@ class Misreads:
         is laid later, the set having one of each says one of the two readings is wrong; without
         this the new tile was dropped, its chickie stayed open and every later play elsewhere
         was flagged (in a rendered round, 20 false flags from one misread)."""
-        if self.current is None or known.status != "legal" or self._readings(recent) < 2:
+        if self.current is None or known.status != TileStatus.LEGAL or self._readings(recent) < 2:
             return False
         referee = self.current.referee
         fixes: dict[Tile, tuple[Tile, int | None]] = {}
@@ -100,7 +100,7 @@ class Misreads:
             fixes[bt.tile] = (new, now.pips[end])
             poses[bt.tile] = now
             ends[bt.tile] = end
-            queue.extend(b for b in self.board.values() if b.on == bt.tile and b.status == "legal")
+            queue.extend(b for b in self.board.values() if b.on == bt.tile and b.status == TileStatus.LEGAL)
         trial = referee.copy()
         if trial.replace_many(fixes) is None:
             return False
@@ -148,7 +148,7 @@ class Misreads:
         ends: dict[Tile, int] = {}
         by_colour: set[Tile] = set()
         for bt, tile in sorted(items, key=lambda it: (it[0].frame, str(it[0].tile))):  # in the order laid
-            if bt.status != "legal" or bt.touching is None or tile in self.board or (bt.tile, tile) in self._superseded:
+            if bt.status != TileStatus.LEGAL or bt.touching is None or tile in self.board or (bt.tile, tile) in self._superseded:
                 continue
             reads = [o.conflicts[bt.tile][1] for o in recent
                      if bt.tile in o.conflicts and o.conflicts[bt.tile][0] == tile]
@@ -184,9 +184,9 @@ class Misreads:
                 self.board[old], new, poses[old], ends[old], play, obs,
                 f"{old} was {new} misread: its place reads {new} in every reading since, {why}, "
                 f"so the play is corrected"))
-        for bt in sorted((b for b in self.board.values() if (b.status == "illegal" or b.stood) and b.frame >= first),
+        for bt in sorted((b for b in self.board.values() if (b.status == TileStatus.ILLEGAL or b.stood) and b.frame >= first),
                          key=lambda b: b.frame):
-            if self.board.get(bt.tile) is not bt or not (bt.status == "illegal" or bt.stood):
+            if self.board.get(bt.tile) is not bt or not (bt.status == TileStatus.ILLEGAL or bt.stood):
                 continue
             msg = f"{bt.tile} was legal after all: the plays it was judged against were misread, and are corrected"
             withdrawn = self._withdraw_stood_flag(bt, [], obs, msg) if bt.stood else self._withdraw_flag(bt, obs, msg)
@@ -260,7 +260,7 @@ class Misreads:
         if self.current is None:
             return False
         for _, bt, contact in self._candidates(pose)[:2]:
-            if bt.status not in ("spinner", "legal", "joined") or not self.current.referee.open_slots(bt.tile):
+            if bt.status not in (TileStatus.SPINNER, TileStatus.LEGAL, TileStatus.JOINED) or not self.current.referee.open_slots(bt.tile):
                 continue
             value = bt.tile.high if bt.tile.is_double else bt.pose.pips[bt.free_end]
             if pose.pips[contact.touching] == value:

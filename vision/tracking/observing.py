@@ -15,8 +15,8 @@ from engine import Tile
 
 from ..capture import small_tiles_warning
 from ..types import tile_length
-from .board import (BoardTile, Observation, associate, at_place_of, identity, mean_pose, register, same_picture,
-                    tile_patch)
+from .board import (BoardTile, Observation, TileStatus, associate, at_place_of, identity, mean_pose, register,
+                   same_picture, tile_patch)
 from .events import CameraMoved, Notice, TrackEvent
 from .geometry import TilePose, motion_size
 from .pictures import Picture, as_3x3, read_at_place, turned_end_for_end
@@ -64,7 +64,7 @@ class Observing:
         planted play among them went unflagged)."""
         out = []
         for bt in self.board.values():
-            if bt.status != "illegal" or bt.missing or bt.tile.is_double:
+            if bt.status != TileStatus.ILLEGAL or bt.missing or bt.tile.is_double:
                 continue
             poses = [o.seen_poses.get(bt.tile) for o in recent]
             if any(p is None or not turned_end_for_end(bt.pose, p) for p in poses):
@@ -146,7 +146,7 @@ class Observing:
             # a tile flagged illegal was judged from its readings alone: a clear majority of
             # readings saying otherwise is enough to read it again
             bt = self.board.get(old)
-            enough = need - 1 if bt is not None and bt.status == "illegal" else need
+            enough = need - 1 if bt is not None and bt.status == TileStatus.ILLEGAL else need
             reads = [(o, o.conflicts[old]) for o in recent if old in o.conflicts and old not in o.seen]
             if len(reads) < enough or self._readings([o for o, _ in reads]) < 2:
                 continue  # (one reading repeated is one reading: a flip of a placed tile is noise)
@@ -212,7 +212,7 @@ class Observing:
                 for alt, c in ranked[1:] if alt not in self.board and
                 ((c >= 2 and c >= n - 1) or runs[alt])]
             known = self.board.get(tile)
-            if known is not None and known.status == "loose" and self._candidates(pose):
+            if known is not None and known.status == TileStatus.LOOSE and self._candidates(pose):
                 # read apart from the layout before (often a second box on a tile, or a misread)
                 # and now where it can be played: the set has one, and this is where play goes on
                 del self.board[tile]
@@ -285,7 +285,7 @@ class Observing:
         or not at all has not left the table."""
         if bt.tile in obs.seen or bt.tile in obs.conflicts:
             return True
-        if bt.tile in obs.covered and bt.status in ("spinner", "legal", "joined") and not self._is_last_play(bt):
+        if bt.tile in obs.covered and bt.status in (TileStatus.SPINNER, TileStatus.LEGAL, TileStatus.JOINED) and not self._is_last_play(bt):
             return True
         # read as nothing at all, but its place looks as it did: the reader lost it, the
         # tile did not leave (on 45-px tiles a double-12 layout loses a few in every reading)

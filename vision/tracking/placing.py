@@ -9,7 +9,7 @@ import numpy as np
 
 from engine import Tile
 
-from .board import BoardTile, Observation, identity
+from .board import BoardTile, Observation, TileStatus, identity
 from .bookkeeping import RoundBook
 from .closer import DenseGuess
 from .events import BoardCleared, BoardDisturbed, Notice, PlayCorrected, RoundStarted, TileTakenBack, TrackEvent
@@ -25,12 +25,12 @@ class Placing:
         if self.current is None:
             return False
         last = self.current.referee.last_play()
-        return last is not None and last.tile == bt.tile and bt.status == "legal"
+        return last is not None and last.tile == bt.tile and bt.status == TileStatus.LEGAL
 
     def _take_back(self, bt: BoardTile, obs: Observation) -> list[TrackEvent]:
         del self.board[bt.tile]
         self._flag_views.pop(bt.tile, None)
-        if bt.status == "illegal":
+        if bt.status == TileStatus.ILLEGAL:
             if self.current is not None:
                 for item in self.current.illegal:
                     if item["tile"] == str(bt.tile) and item.get("taken_back_frame") is None:
@@ -82,17 +82,17 @@ class Placing:
 
     def _tiles_gone(self, gone: list[BoardTile], obs: Observation) -> list[TrackEvent]:
         events: list[TrackEvent] = []
-        in_round = [bt for bt in self.board.values() if bt.status not in ("loose",)]
+        in_round = [bt for bt in self.board.values() if bt.status != TileStatus.LOOSE]
         if len(in_round) >= 2 and all(bt in gone for bt in in_round):
             return self._board_cleared(obs)
         missing = []
         # the newest first, so a take-back of the last play is seen before older tiles
         for bt in sorted(gone, key=lambda b: -b.frame):
-            if bt.status == "loose":
+            if bt.status == TileStatus.LOOSE:
                 del self.board[bt.tile]
-            elif bt.status == "illegal" or self._is_last_play(bt):
+            elif bt.status == TileStatus.ILLEGAL or self._is_last_play(bt):
                 events.extend(self._take_back(bt, obs))
-            elif bt.status == "legal" and self.current is not None and \
+            elif bt.status == TileStatus.LEGAL and self.current is not None and \
                     (play := self.current.referee.take_back_entered_with_last(bt.tile)) is not None:
                 # two tiles first seen in one reading were entered in a guessed order, and the
                 # one taken back was entered first (a 14-4 taken back after an 11-3
@@ -109,7 +109,7 @@ class Placing:
 
     def _board_cleared(self, obs: Observation) -> list[TrackEvent]:
         """Every tile gone at once: the round's tiles were swept up."""
-        n = sum(1 for bt in self.board.values() if bt.status != "loose")
+        n = sum(1 for bt in self.board.values() if bt.status != TileStatus.LOOSE)
         self.board.clear()
         return [BoardCleared(obs.frame, obs.t, n, self.current is None)]
 
@@ -125,7 +125,7 @@ class Placing:
             events.append(BoardDisturbed(o.frame, o.t, moved=[str(t) for t, _, _ in moved]))
         if not fresh:
             return events
-        if self.current is None or not any(bt.status != "loose" for bt in self.board.values()):
+        if self.current is None or not any(bt.status != TileStatus.LOOSE for bt in self.board.values()):
             events.extend(self._start_round(fresh))
             fresh = [(t, p, o) for t, p, o in fresh if t not in self.board]
         # the tile seen first goes first, unless another order is one the rules accept better
@@ -173,7 +173,7 @@ class Placing:
                 else:
                     # touching nothing a tile could be laid against: set down beside the layout
                     # (or a reading of something that is not a tile), not a play to judge
-                    self.board[tile] = BoardTile(tile, pose, "loose", None, None, None, obs.frame)
+                    self.board[tile] = BoardTile(tile, pose, TileStatus.LOOSE, None, None, None, obs.frame)
                     loose.append(str(tile))
                     continue
             fixed = self._reread_flagged_parent(tile, pose, cands, obs)
@@ -208,7 +208,7 @@ class Placing:
         # a tile set down apart earlier may now touch a tile laid since (a chickie read after
         # its toe): it was a play all along
         o = found[0][2]
-        for bt in [b for b in self.board.values() if b.status == "loose" and str(b.tile) not in loose]:
+        for bt in [b for b in self.board.values() if b.status == TileStatus.LOOSE and str(b.tile) not in loose]:
             cands = self._candidates(bt.pose)
             if cands:
                 del self.board[bt.tile]
@@ -242,7 +242,7 @@ class Placing:
                     if v.legal:
                         verdict = v
                         referee.accept(tile, v, obs.frame, obs.t)
-                        placed[tile] = BoardTile(tile, pose, "legal", v.player, bt.tile, contact.touching, obs.frame)
+                        placed[tile] = BoardTile(tile, pose, TileStatus.LEGAL, v.player, bt.tile, contact.touching, obs.frame)
                         break
                 if verdict is None:
                     faults += 1
@@ -260,7 +260,7 @@ class Placing:
         quad = pose.corners.astype(np.float32)
         area = abs(cv2.contourArea(quad))
         for bt in self.board.values():
-            if bt.status == "loose" or bt.missing:
+            if bt.status == TileStatus.LOOSE or bt.missing:
                 continue
             other = bt.pose.corners.astype(np.float32)
             small = min(area, abs(cv2.contourArea(other)))
@@ -281,7 +281,7 @@ class Placing:
 
     def _near_layout(self, pose: TilePose) -> bool:
         for bt in self.board.values():
-            if bt.status == "loose":
+            if bt.status == TileStatus.LOOSE:
                 continue
             if np.hypot(*(bt.pose.centre - pose.centre)) < 1.6 * bt.pose.length:
                 return True
@@ -319,8 +319,8 @@ class Placing:
         self.rounds.append(self.current)
         self._notes = []
         self._tally_seen = (set(), 0, False)
-        self.board = {t: bt for t, bt in self.board.items() if bt.status == "loose"}
-        self.board[tile] = BoardTile(tile, pose, "spinner", referee.spinner_player, None, None, obs.frame)
+        self.board = {t: bt for t, bt in self.board.items() if bt.status == TileStatus.LOOSE}
+        self.board[tile] = BoardTile(tile, pose, TileStatus.SPINNER, referee.spinner_player, None, None, obs.frame)
         events.append(RoundStarted(obs.frame, obs.t, str(tile), round_index, round_double, referee.first_player))
         if len(fresh) > 1:
             events.append(Notice(obs.frame, obs.t, f"joined a round in progress: {len(fresh)} tiles on the table; "
