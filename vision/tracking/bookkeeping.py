@@ -244,7 +244,8 @@ class Bookkeeping:
             tiles=[bt.to_dict() for bt in self.board.values()],
             open_ends=open_ends,
             must_feed=must_feed,
-            illegal_on_table=[str(bt.tile) for bt in self.board.values() if bt.status == TileStatus.ILLEGAL or bt.stood],
+            illegal_on_table=[str(bt.tile) for bt in self.board.values()
+                              if bt.status == TileStatus.ILLEGAL or bt.stood],
             plays=0 if referee is None else len(referee.plays),
             scores=self.sheet.to_dict(),
             settled=self.settled,

@@ -20,8 +20,7 @@ from .events import Notice, PlayCorrected, TilePlayed, TrackEvent
 from .geometry import TilePose, point_quad_distance, pose_from_detection
 from .pictures import approaches, with_first_reading
 from .referee import Verdict
-from .tuning import (CLOSE_LOOKS, CLOSE_LOOK_PLACES, CLOSE_LOOK_REACH, DENSE_CONFUSED, DENSE_CONFUSED_SPREAD,
-                     SURE_READING_COST, UNSURE_READING_COST, WAITING_DOUBLE_RULES)
+from .tuning import WAITING_DOUBLE_RULES
 
 
 @dataclass
@@ -98,7 +97,7 @@ class CloserLooks:
         were flagged before the reader came round. A tile that is truly illegal reads the same
         closer, and is flagged as before (see `_look_closer`).
 
-        A legal play read with a second reading about as likely (`UNSURE_READING_COST`) is read
+        A legal play read with a second reading about as likely (`TrackerConfig.unsure_reading_cost`) is read
         closer too: on a double-15 table a 13-9 read 13-12 (14-12 as likely) was played on
         13-11, the 9-0 laid on it read 12-0 the same way, and the real 12-0, laid later, could
         not be played; the closer look read 13-9 and 9-0 at 0.92. There the closer reading must
@@ -106,7 +105,7 @@ class CloserLooks:
         if self.current is None or not hasattr(self.detector, "look_closer"):
             return None
         legal = self._ruling(tile, pose, candidates)[2].legal
-        if legal and not any(cost < UNSURE_READING_COST for _, cost in pose.second):
+        if legal and not any(cost < self.tuning.unsure_reading_cost for _, cost in pose.second):
             return None
         looks = self._closer_looks(pose)
         if not looks:
@@ -118,7 +117,7 @@ class CloserLooks:
         new = identity(found, self.config.set_max)
         if new is None or new == tile or new in self.board:
             return None
-        if legal and any(cost < SURE_READING_COST for _, cost in found.second):
+        if legal and any(cost < self.tuning.sure_reading_cost for _, cost in found.second):
             return None
         cands = self._candidates(found)
         if not cands or not self._ruling(new, found, cands)[2].legal:
@@ -127,24 +126,25 @@ class CloserLooks:
         return note, new, found, cands
 
     def _closer_looks(self, around: TilePose, counted: bool = False) -> list[list[TilePose]]:
-        """What the detector's closer look reads around `around` on up to `CLOSE_LOOKS` still
+        """What the detector's closer look reads around `around` on up to `TrackerConfig.close_looks` still
         pictures of the window (each a different reading's picture); [] when it cannot look, or
-        when a `counted` look would go past `CLOSE_LOOK_PLACES` in this still stretch."""
+        when a `counted` look would go past `TrackerConfig.close_look_places` in this still stretch."""
         look = getattr(self.detector, "look_closer", None)
         if look is None:
             return []
         pictures, reads = [], []
         for o in reversed(self.window):
-            if o.image is not None and o.motion is None and o.read not in reads and len(pictures) < CLOSE_LOOKS:
+            if o.image is not None and o.motion is None and o.read not in reads and \
+                    len(pictures) < self.tuning.close_looks:
                 pictures.append(o.image)
                 reads.append(o.read)
-        reach = CLOSE_LOOK_REACH * around.length
+        reach = self.tuning.close_look_reach * around.length
         # still frames reuse one reading, and a tile left undecided comes back at every frame:
         # the same crop of the same pictures reads the same, so it is read once
         key = (int(round(around.centre[0])), int(round(around.centre[1])), int(round(reach)), tuple(reads))
         if key not in self._looks:
             if counted:
-                if self._places_looked_at >= CLOSE_LOOK_PLACES:
+                if self._places_looked_at >= self.tuning.close_look_places:
                     return []
                 self._places_looked_at += 1
             if len(self._looks) >= 64:
@@ -176,7 +176,8 @@ class CloserLooks:
                 verdict = referee.judge(new, bt.tile, found.pips[contact.touching])
                 if not verdict.legal:
                     continue
-                placed = {new: BoardTile(new, found, TileStatus.LEGAL, verdict.player, bt.tile, contact.touching, obs.frame)}
+                placed = {new: BoardTile(new, found, TileStatus.LEGAL, verdict.player, bt.tile, contact.touching,
+                                         obs.frame)}
                 trial = referee.copy()
                 trial.accept(new, verdict, obs.frame, obs.t, found.pips[contact.touching])
                 on_it = [c for c in self._candidates(pose, extra=placed, referee=trial) if c[1].tile == new]
@@ -257,7 +258,7 @@ class CloserLooks:
     def _dense_end_misread(self, tile: Tile, pose: TilePose, candidates: list[tuple[float, BoardTile, Any]],
                            obs: Observation) -> tuple[list[TrackEvent], Tile, TilePose] | None:
         """A play refused because its touching end does not match the open end it lies against,
-        where both are dense values the half reader confuses on small tiles (`DENSE_CONFUSED`):
+        where both are dense values the half reader confuses on small tiles (`TrackerConfig.dense_confused`):
         one of the two ends was misread, and is mended where that explanation holds:
 
         * first the open end, the outer end of the tile laid before: that play is corrected, when
@@ -290,7 +291,7 @@ class CloserLooks:
         inner, had = focus.pose.pips[focus.touching], focus.pose.pips[1 - focus.touching]
         near = contact.touching
         got = pose.pips[near]
-        if min(had, got) < DENSE_CONFUSED or abs(had - got) > DENSE_CONFUSED_SPREAD:
+        if min(had, got) < self.tuning.dense_confused or abs(had - got) > self.tuning.dense_confused_spread:
             return None
         # (checked last: the engine's ruling costs more than the checks above, and most plays are legal)
         verdict = self._ruling(tile, pose, candidates)[2]

@@ -18,7 +18,6 @@ from .board import BoardTile, Observation, TileStatus, tile_patch
 from .events import BoardDisturbed, TrackEvent
 from .geometry import TilePose
 from .pictures import read_at_place
-from .tuning import FLAG_MAX_READS, FLAG_RUNS, MAX_UNSETTLED_READS
 
 if TYPE_CHECKING:
     from .tracker import Tracker
@@ -53,9 +52,9 @@ def ask_for_fresh_reading(tracker: Tracker) -> None:
     """Ask for the next still frame to be read afresh where a play to flag, or a flagged tile
     turned round, rests on too few runs of the recognizer."""
     window = tracker.window
-    if tracker._readings(window) < FLAG_RUNS and tracker._would_flag(window[-1]):
+    if tracker._readings(window) < tracker.tuning.flag_runs and tracker._would_flag(window[-1]):
         tracker._want_fresh = True
-    elif tracker._readings(window) < FLAG_MAX_READS and \
+    elif tracker._readings(window) < tracker.tuning.flag_max_reads and \
             any(tracker._would_flag(o) for o in tracker._fresh_observations(window[:-1])):
         # an earlier reading of this still picture showed a play to flag that the last one
         # missed: read afresh rather than let the missing reading stand for the frames to come.
@@ -232,7 +231,7 @@ def explain_loose(d: Decision) -> list[TrackEvent]:
 def settle(d: Decision) -> list[TrackEvent]:
     """After a change, the readings that showed it now agree with the board: settle at once
     rather than read more frames of a picture that has stopped changing. Without one, settle once
-    the removal window is clear, or after `MAX_UNSETTLED_READS` reads without a decision."""
+    the removal window is clear, or after `TrackerConfig.max_unsettled_reads` reads without a decision."""
     tr = d.tracker
     if d.changed:
         events = tr._advise_on_size(d.recent[-1])
@@ -248,7 +247,7 @@ def settle(d: Decision) -> list[TrackEvent]:
     tr._reads_since_change += 1
     clear = not tr._unresolved(tr.window[-tr.remove_window:])
     if not tr.settled and len(tr.window) >= tr.remove_window and (
-            clear or tr._reads_since_change >= MAX_UNSETTLED_READS):
+            clear or tr._reads_since_change >= tr.tuning.max_unsettled_reads):
         tr._refresh_poses(tr.window[-tr.remove_window:])
         tr.settled = True
         tr.gate.set_reference()

@@ -17,7 +17,7 @@ from .board import BoardTile, Observation, TileStatus, identity
 from .events import FlagWithdrawn, TilePlayed, TrackEvent
 from .geometry import TilePose
 from .pictures import place_looks_alike
-from .tuning import FLAG_MAX_READS, FLAG_RUNS, WAITING_DOUBLE_RULES
+from .tuning import WAITING_DOUBLE_RULES
 
 
 class Flags:
@@ -39,7 +39,8 @@ class Flags:
                 continue
             # (a tile first seen with the flagged one may have been laid before it in the same
             # stretch of hands: the order the rules accept is the likelier one, as in `_play_order`)
-            earlier = [b for b in self.board.values() if b.status == TileStatus.LEGAL and not b.stood and b.frame >= bt.frame
+            earlier = [b for b in self.board.values()
+                       if b.status == TileStatus.LEGAL and not b.stood and b.frame >= bt.frame
                        and b.tile not in self._flag_views and self._lay_there_at(b, image, to_then, obs.image)]
             if not earlier:
                 continue
@@ -168,7 +169,7 @@ class Flags:
 
     def _would_flag(self, obs: Observation) -> bool:
         """Whether `obs` shows a new tile against the layout whose play, as read, the engine
-        refuses. Its flag will wait for `FLAG_RUNS` runs of the recognizer that agree, so the
+        refuses. Its flag will wait for `TrackerConfig.flag_runs` runs of the recognizer that agree, so the
         frames until then are read afresh rather than reused from the first reading: a planted
         tile lies still for a few frames only before the hand that laid it takes it back, and
         waiting for the decision window before asking for fresh readings saw it go unflagged."""
@@ -190,9 +191,10 @@ class Flags:
         a tile can be "seen" in every frame of the window on one reading; a dot misread there
         (a 4 read as a 2 while a shadow passes) would flag a legal play. A flag costs a player
         an accusation, so it waits for a second reading of a fresh frame, up to
-        `FLAG_MAX_READS` readings of the board since it last moved."""
+        `TrackerConfig.flag_max_reads` readings of the board since it last moved."""
         runs = self._support.get(tile)
-        if runs is None or len(runs) >= FLAG_RUNS or self._readings(self.window) >= FLAG_MAX_READS:
+        if runs is None or len(runs) >= self.tuning.flag_runs or \
+                self._readings(self.window) >= self.tuning.flag_max_reads:
             return False
         return not self._ruling(tile, pose, candidates)[2].legal
 

@@ -16,7 +16,6 @@ from .events import FrameRejected, StreamLost, StreamResumed, TrackEvent
 from .geometry import pose_from_detection
 from .motion import MotionReading
 from .pictures import Picture
-from .tuning import ADOPT_SIZE_AFTER, FRESH_READS_ON_DOUBT, MAX_WINDOW, STILL_BEFORE_READ
 
 
 class FrameIntake:
@@ -60,7 +59,7 @@ class FrameIntake:
             return events
         self._still += 1
         self._last_still = frame if isinstance(frame, np.ndarray) else None
-        if self._still < STILL_BEFORE_READ:
+        if self._still < self.tuning.still_before_read:
             return events  # a hand pausing mid-move looks still for one frame: wait for a second
         if self._held is not None:
             if getattr(reading, "same_as_read", False) and not self.settled:
@@ -85,7 +84,7 @@ class FrameIntake:
             recheck = True  # a fresh reading now and then, whatever the gate says
         if self.detector is None:
             return events
-        second_opinion = (self._doubt and self._fresh_in_stretch < FRESH_READS_ON_DOUBT) or self._want_fresh
+        second_opinion = (self._doubt and self._fresh_in_stretch < self.tuning.fresh_reads_on_doubt) or self._want_fresh
         if getattr(reading, "same_as_read", False) and not recheck and not second_opinion \
                 and self._last_poses is not None:
             # nothing changed since the last frame read: its reading stands for this frame too
@@ -119,7 +118,7 @@ class FrameIntake:
             # without the picture seeming to change): read on until it is decided
             self.settled = False
         self.window.append(obs)
-        del self.window[:-MAX_WINDOW]
+        del self.window[:-self.tuning.max_window]
         events.extend(self._decide())
         events.extend(self._watch_hands(index, t))
         return events
@@ -154,7 +153,7 @@ class FrameIntake:
 
             return cv2.resize(frame, (W, H), interpolation=cv2.INTER_AREA if w > W else cv2.INTER_LINEAR), None
         self._size_misses += 1
-        if self._size_misses >= ADOPT_SIZE_AFTER:
+        if self._size_misses >= self.tuning.adopt_size_after:
             # the source changed resolution for good: carry on at the new size (the board is
             # re-registered from the tiles, as after a knocked camera)
             self.size = (w, h)

@@ -17,7 +17,7 @@ from .events import TilePlayed, TrackEvent
 from .geometry import ATTACH_MAX, TilePose, contact_on_double, contact_on_tile
 from .pictures import with_first_reading
 from .referee import Referee, Verdict
-from .tuning import ALTERNATIVE_MARGIN, SECOND_READING_COST, WAITING_DOUBLE_RULES
+from .tuning import WAITING_DOUBLE_RULES
 
 
 class Judging:
@@ -43,7 +43,8 @@ class Judging:
             else:
                 continue
             score = contact.score
-            if referee is not None and bt.status in (TileStatus.SPINNER, TileStatus.LEGAL) and not referee.open_slots(bt.tile):
+            if referee is not None and bt.status in (TileStatus.SPINNER, TileStatus.LEGAL) and \
+                    not referee.open_slots(bt.tile):
                 score += 0.15  # prefer a place where a tile may go, when two are equally close
             if score <= ATTACH_MAX * reach:
                 out.append((score, bt, contact))
@@ -133,7 +134,7 @@ class Judging:
         referee = self.current.referee
         verdicts = []
         for score, bt, contact in candidates:
-            if verdicts and score > candidates[0][0] + ALTERNATIVE_MARGIN:
+            if verdicts and score > candidates[0][0] + self.tuning.alternative_margin:
                 break
             verdict = referee.judge(tile, bt.tile, pose.pips[contact.touching])
             verdicts.append((verdict, bt, contact.touching))
@@ -143,7 +144,7 @@ class Judging:
             verdicts.append((referee.judge(tile, None), None, None))
         others = [(alt, alt_pose, False) for alt, alt_pose in self._alternatives.get(tile, [])]
         others += [(Tile(*pips), TilePose(pose.corners, pips), True) for pips, cost in pose.second
-                   if cost <= SECOND_READING_COST]
+                   if cost <= self.tuning.second_reading_cost]
         for alt, alt_pose, misread in others:
             if alt in self.board or alt == tile:
                 continue

@@ -13,7 +13,6 @@ from engine.board import SLOT_STRIDE
 from .board import BoardTile, Observation, TileStatus, tile_patch
 from .events import Notice, PlayCorrected, TilePlayed, TrackEvent
 from .geometry import ATTACH_MAX, TilePose, contact_on_double
-from .tuning import EXPLAIN_MARGIN, GUESS_COST, LOOSE_EXPLAINED, PLACE_READS, STRAIGHT_TOE_GAP
 
 
 class LooseTiles:
@@ -26,9 +25,9 @@ class LooseTiles:
         of one of its values (no other tile is laid across an end), and an open end with loose
         tiles of its value around it as carrying a double the reader never saw, whose toes they
         are. Each loose tile a combination turns into a legal play counts 1, each guess costs
-        `GUESS_COST`; the best combination is
-        entered (the corrections, then those plays) when it scores `LOOSE_EXPLAINED` and
-        `EXPLAIN_MARGIN` more than any other. Loose tiles that then touch the layout are judged
+        `TrackerConfig.guess_cost`; the best combination is
+        entered (the corrections, then those plays) when it scores `TrackerConfig.loose_explained` and
+        `TrackerConfig.explain_margin` more than any other. Loose tiles that then touch the layout are judged
         as they lie (a planted play among them is flagged).
 
         Why: on small double-15 tiles the reader can be sure and wrong about a whole stretch. A
@@ -52,7 +51,7 @@ class LooseTiles:
                 continue
             value = bt.pose.pips[bt.touching]
             for new, runs in sorted(reads.items()):
-                if len(runs) < PLACE_READS or new in self.board or (old, new) in self._superseded or \
+                if len(runs) < self.tuning.place_reads or new in self.board or (old, new) in self._superseded or \
                         new.is_double != old.is_double or not new.has(value):
                     continue
                 free = new.other(value)
@@ -75,10 +74,10 @@ class LooseTiles:
             if placed is not None:
                 toes = [p for p in placed if p[0] is not None]
                 guesses = len(fixes) + len(doubles) + sum(t != lb.tile for lb, t, *_ in toes)
-                results.append((len(toes) - GUESS_COST * guesses, fixes, placed, doubles))
+                results.append((len(toes) - self.tuning.guess_cost * guesses, fixes, placed, doubles))
         results.sort(key=lambda r: r[0], reverse=True)
-        if not results or results[0][0] < LOOSE_EXPLAINED or \
-                (len(results) > 1 and results[1][0] > results[0][0] - EXPLAIN_MARGIN):
+        if not results or results[0][0] < self.tuning.loose_explained or \
+                (len(results) > 1 and results[1][0] > results[0][0] - self.tuning.explain_margin):
             return []
         _, fixes, placed, doubles = results[0]
         return self._enter_explained(fixes, placed, obs, {d: toe for _, d, _, toe in doubles if toe is not None})
@@ -87,7 +86,7 @@ class LooseTiles:
         """Ends of ordinary board tiles with two or more loose tiles of the end's value near them:
         (the tile, the double of that value, where it would lie across the end, and the toe
         already laid on that end, if one was). An end counts while it is open, or while the tile
-        laid on it lies a double's width beyond it (`STRAIGHT_TOE_GAP`): a toe laid straight on
+        laid on it lies a double's width beyond it (`TrackerConfig.straight_toe_gap`): a toe laid straight on
         beyond a chickie the reader never saw passes for a play on the end the double covers."""
         assert self.current is not None
         out = []
@@ -116,13 +115,13 @@ class LooseTiles:
 
     def _straight_toe(self, bt: BoardTile) -> BoardTile | None:
         """The ordinary tile laid on `bt`'s free end, where its touching end lies a double's width
-        beyond that end (`STRAIGHT_TOE_GAP`), not against it."""
+        beyond that end (`TrackerConfig.straight_toe_gap`), not against it."""
         assert bt.free_end is not None
         end = bt.pose.end_mid(bt.free_end)
         for c in self.board.values():
             if c.status == TileStatus.LEGAL and c.on == bt.tile and not c.tile.is_double and c.touching is not None:
                 gap = float(np.hypot(*(c.pose.end_mid(c.touching) - end))) / bt.pose.width
-                return c if STRAIGHT_TOE_GAP[0] <= gap <= STRAIGHT_TOE_GAP[1] else None
+                return c if self.tuning.straight_toe_gap[0] <= gap <= self.tuning.straight_toe_gap[1] else None
         return None
 
     @staticmethod
@@ -312,7 +311,8 @@ class LooseTiles:
             if tile != lb.tile:
                 self._superseded.add((tile, lb.tile))
             self._played_legally.add(tile)
-            self.board[tile] = BoardTile(tile, tpose, TileStatus.LEGAL, plays[tile].player, double, k, frame, patch=lb.patch)
+            self.board[tile] = BoardTile(tile, tpose, TileStatus.LEGAL, plays[tile].player, double, k, frame,
+                                         patch=lb.patch)
         for p in referee.plays:  # each play after the double was made a turn later than it seemed
             if p.tile in self.board and self.board[p.tile].status == TileStatus.LEGAL:
                 self.board[p.tile].player = p.player

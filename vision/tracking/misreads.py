@@ -12,7 +12,6 @@ from engine import Tile
 from .board import BoardTile, Observation, TileStatus, identity, mean_pose
 from .events import TrackEvent
 from .geometry import TilePose
-from .tuning import ALTERNATIVE_MARGIN, SHORT_BOX, SURE_READING_COST
 
 
 class Misreads:
@@ -34,11 +33,12 @@ class Misreads:
             return []
         old = bt.tile
         poses = [o.conflicts[old][1] for o in recent if old in o.conflicts and o.conflicts[old][0] == tile]
-        if not poses or any(cost < SURE_READING_COST for p in poses for _, cost in p.second):
+        if not poses or any(cost < self.tuning.sure_reading_cost for p in poses for _, cost in p.second):
             return []
-        boxed_short = bt.pose.length < SHORT_BOX * poses[-1].length
-        boxed_long = bt.pose.length * SHORT_BOX > poses[-1].length
-        if not (boxed_short or boxed_long) and not any(cost < SURE_READING_COST for _, cost in bt.pose.second):
+        boxed_short = bt.pose.length < self.tuning.short_box * poses[-1].length
+        boxed_long = bt.pose.length * self.tuning.short_box > poses[-1].length
+        if not (boxed_short or boxed_long) and \
+                not any(cost < self.tuning.sure_reading_cost for _, cost in bt.pose.second):
             return []
         fp, now = bt.pose, poses[-1]
         touching = self._touching_end(bt, now)  # (bt.touching is known here)
@@ -148,13 +148,14 @@ class Misreads:
         ends: dict[Tile, int] = {}
         by_colour: set[Tile] = set()
         for bt, tile in sorted(items, key=lambda it: (it[0].frame, str(it[0].tile))):  # in the order laid
-            if bt.status != TileStatus.LEGAL or bt.touching is None or tile in self.board or (bt.tile, tile) in self._superseded:
+            if bt.status != TileStatus.LEGAL or bt.touching is None or tile in self.board or \
+                    (bt.tile, tile) in self._superseded:
                 continue
             reads = [o.conflicts[bt.tile][1] for o in recent
                      if bt.tile in o.conflicts and o.conflicts[bt.tile][0] == tile]
             if self._read_by_colour(bt, tile, recent):
                 by_colour.add(bt.tile)
-            elif any(cost < SURE_READING_COST for p in reads for _, cost in p.second):
+            elif any(cost < self.tuning.sure_reading_cost for p in reads for _, cost in p.second):
                 continue  # read otherwise, but not by colour and not sure: no part of the correction
             now = reads[-1]
             end = self._touching_end(bt, now)
@@ -184,7 +185,8 @@ class Misreads:
                 self.board[old], new, poses[old], ends[old], play, obs,
                 f"{old} was {new} misread: its place reads {new} in every reading since, {why}, "
                 f"so the play is corrected"))
-        for bt in sorted((b for b in self.board.values() if (b.status == TileStatus.ILLEGAL or b.stood) and b.frame >= first),
+        for bt in sorted((b for b in self.board.values()
+                           if (b.status == TileStatus.ILLEGAL or b.stood) and b.frame >= first),
                          key=lambda b: b.frame):
             if self.board.get(bt.tile) is not bt or not (bt.status == TileStatus.ILLEGAL or bt.stood):
                 continue
@@ -200,7 +202,7 @@ class Misreads:
         reads = [o.conflicts[bt.tile] for o in recent if bt.tile in o.conflicts and bt.tile not in o.seen]
         if len(reads) < max(2, len(recent) - 1) or len({t for t, _ in reads}) != 1:
             return None
-        if any(cost < SURE_READING_COST for _, p in reads for _, cost in p.second):
+        if any(cost < self.tuning.sure_reading_cost for _, p in reads for _, cost in p.second):
             return None
         return reads[-1]
 
@@ -236,7 +238,7 @@ class Misreads:
             pose = mean_pose([p for _, p in cl if identity(p, top) == t])
             cands = self._candidates(pose)
             if any(self.current.referee.judge(t, bt.tile, pose.pips[c.touching]).legal
-                   for score, bt, c in cands if score <= cands[0][0] + ALTERNATIVE_MARGIN):
+                   for score, bt, c in cands if score <= cands[0][0] + self.tuning.alternative_margin):
                 legal.append(t)
         return legal[0] if len(legal) == 1 else None
 
@@ -260,7 +262,8 @@ class Misreads:
         if self.current is None:
             return False
         for _, bt, contact in self._candidates(pose)[:2]:
-            if bt.status not in (TileStatus.SPINNER, TileStatus.LEGAL, TileStatus.JOINED) or not self.current.referee.open_slots(bt.tile):
+            if bt.status not in (TileStatus.SPINNER, TileStatus.LEGAL, TileStatus.JOINED) or \
+                    not self.current.referee.open_slots(bt.tile):
                 continue
             value = bt.tile.high if bt.tile.is_double else bt.pose.pips[bt.free_end]
             if pose.pips[contact.touching] == value:

@@ -20,7 +20,6 @@ from .board import (BoardTile, Observation, TileStatus, associate, at_place_of, 
 from .events import CameraMoved, Notice, TrackEvent
 from .geometry import TilePose, motion_size
 from .pictures import Picture, as_3x3, read_at_place, turned_end_for_end
-from .tuning import ADVICE_SIZE_CHANGE, MAX_WINDOW
 
 
 class Observing:
@@ -191,7 +190,7 @@ class Observing:
             if tile not in self._played_legally and self._place_unchanged(cl[-1][1], window[-1]) and \
                     not self._fits_open_end(mean_pose([p for _, p in cl if identity(p, self.config.set_max) == tile])):
                 continue  # nothing was laid there: a gap between tiles read as a tile
-            if second and n < second + 2 and len(window) < MAX_WINDOW:
+            if second and n < second + 2 and len(window) < self.tuning.max_window:
                 pick = self._legal_of_twin_boxes(cl, tile, ranked[1][0], need)
                 if pick is None:
                     self._want_fresh = True  # the readings disagree: read a few more frames afresh first
@@ -285,7 +284,8 @@ class Observing:
         or not at all has not left the table."""
         if bt.tile in obs.seen or bt.tile in obs.conflicts:
             return True
-        if bt.tile in obs.covered and bt.status in (TileStatus.SPINNER, TileStatus.LEGAL, TileStatus.JOINED) and not self._is_last_play(bt):
+        if bt.tile in obs.covered and bt.status in (TileStatus.SPINNER, TileStatus.LEGAL, TileStatus.JOINED) and \
+                not self._is_last_play(bt):
             return True
         # read as nothing at all, but its place looks as it did: the reader lost it, the
         # tile did not leave (on 45-px tiles a double-12 layout loses a few in every reading)
@@ -331,7 +331,8 @@ class Observing:
         if advice is None:
             return []
         px = float(np.median(lengths))
-        if self._advised_px is not None and abs(px - self._advised_px) < ADVICE_SIZE_CHANGE * self._advised_px:
+        if self._advised_px is not None and \
+                abs(px - self._advised_px) < self.tuning.advice_size_change * self._advised_px:
             return []
         self._advised_px = px
         return [Notice(obs.frame, obs.t, advice)]

@@ -15,7 +15,6 @@ from .closer import DenseGuess
 from .events import BoardCleared, BoardDisturbed, Notice, PlayCorrected, RoundStarted, TileTakenBack, TrackEvent
 from .geometry import TilePose
 from .referee import Referee
-from .tuning import ALTERNATIVE_MARGIN, OVERLAP_SAME_TILE
 
 
 class Placing:
@@ -236,13 +235,14 @@ class Placing:
                 cands = self._candidates(pose, extra=placed, referee=referee)
                 verdict = None
                 for score, bt, contact in cands:
-                    if score > cands[0][0] + ALTERNATIVE_MARGIN:
+                    if score > cands[0][0] + self.tuning.alternative_margin:
                         break
                     v = referee.judge(tile, bt.tile, pose.pips[contact.touching])
                     if v.legal:
                         verdict = v
                         referee.accept(tile, v, obs.frame, obs.t)
-                        placed[tile] = BoardTile(tile, pose, TileStatus.LEGAL, v.player, bt.tile, contact.touching, obs.frame)
+                        placed[tile] = BoardTile(tile, pose, TileStatus.LEGAL, v.player, bt.tile, contact.touching,
+                                                 obs.frame)
                         break
                 if verdict is None:
                     faults += 1
@@ -264,7 +264,7 @@ class Placing:
                 continue
             other = bt.pose.corners.astype(np.float32)
             small = min(area, abs(cv2.contourArea(other)))
-            if small > 0 and cv2.intersectConvexConvex(quad, other)[0] > OVERLAP_SAME_TILE * small:
+            if small > 0 and cv2.intersectConvexConvex(quad, other)[0] > self.tuning.overlap_same_tile * small:
                 return True
         return False
 

@@ -42,6 +42,7 @@ sees at up to twice its size instead of three quarters (`_look_closer`).
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -65,9 +66,9 @@ from .motion import MotionGate
 from .observing import Observing
 from .pictures import Picture
 from .placing import Placing
-from .tuning import CLOSE_LOOK_PLACES, RECHECK_S, REMOVE_WINDOW, SECOND_READING_COST, STILL_BEFORE_READ, WINDOW
+from .tuning import CLOSE_LOOK_PLACES, SECOND_READING_COST, TrackerConfig
 
-__all__ = ["CLOSE_LOOK_PLACES", "RecognizerDetector", "SECOND_READING_COST", "Tracker", "TrackerState"]
+__all__ = ["CLOSE_LOOK_PLACES", "RecognizerDetector", "SECOND_READING_COST", "Tracker", "TrackerConfig", "TrackerState"]
 """The tracker, and the names long imported from here."""
 
 
@@ -76,8 +77,10 @@ class Tracker(FrameIntake, Observing, LooseTiles, Misreads, CloserLooks, Placing
 
     def __init__(self, config: GameConfig, *, detector: Detector | None = None, gate: Any = None,
                  spinner_player: int = 0, round_index: int | None = None, evidence_dir: str | Path | None = None,
-                 window: int = WINDOW, remove_window: int = REMOVE_WINDOW, recheck_s: float = RECHECK_S,
-                 player_names: list[str] | None = None, seats: Sequence[float] | None = None) -> None:
+                 window: int | None = None, remove_window: int | None = None, recheck_s: float | None = None,
+                 player_names: list[str] | None = None, seats: Sequence[float] | None = None,
+                 tuning: TrackerConfig | None = None) -> None:
+        """`window`, `remove_window` and `recheck_s`, where given, replace those of `tuning`."""
         self.config = config
         self.rules = config.rules
         self.detector = detector
@@ -85,9 +88,12 @@ class Tracker(FrameIntake, Observing, LooseTiles, Misreads, CloserLooks, Placing
         self.next_spinner_player = spinner_player % config.players
         self.next_round_index = round_index
         self.evidence_dir = Path(evidence_dir) if evidence_dir else None
-        self.window_size = window
-        self.remove_window = max(remove_window, window)
-        self.recheck_s = recheck_s
+        given = {"window": window, "remove_window": remove_window, "recheck_s": recheck_s}
+        self.tuning = replace(tuning or TrackerConfig(), **{k: v for k, v in given.items() if v is not None})
+        """How the tracker weighs its readings (`TrackerConfig`)."""
+        self.window_size = self.tuning.window
+        self.remove_window = max(self.tuning.remove_window, self.tuning.window)
+        self.recheck_s = self.tuning.recheck_s
         self.player_names = player_names
         self.sheet = ScoreSheet(config.players, config.rules)
         self.rounds: list[RoundBook] = []
@@ -139,7 +145,7 @@ class Tracker(FrameIntake, Observing, LooseTiles, Misreads, CloserLooks, Placing
         """Plays taken as legal on a guessed misread dense end (`_dense_end_misread`), by the tile
         entered: undone, and judged as read, if the tile is taken back before the next play."""
         self._reads_since_change = 0
-        self._still = STILL_BEFORE_READ
+        self._still = self.tuning.still_before_read
         self._size_misses = 0
         self._last_motion = -1
         self._alternatives: dict[Tile, list[tuple[Tile, TilePose]]] = {}
