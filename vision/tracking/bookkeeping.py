@@ -1,7 +1,7 @@
-"""Game book-keeping: hands, what people tell the tracker, rounds scored, and what it reports.
+"""Game book-keeping: what people tell the tracker, rounds scored, and what it reports.
 
-The camera sees the table, not the hands: draws and last-tile calls are told, hand sizes follow
-from the plays, and a round is scored by the engine's rules.
+The camera sees the table, not the hands: draws and last-tile calls are told and counted by the
+tracker's `HandWatch`, and a round is scored by the engine's rules.
 """
 from __future__ import annotations
 
@@ -9,11 +9,12 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from engine import HandTally, IllegalPlay, Tile, explain_board, round_scores
+from engine import HandTally, Tile, explain_board, round_scores
 from engine.scoring import curved
 
 from .board import TileStatus
-from .events import ChickenlittlePenalty, LastTile, RoundBlocked, RoundScored, TrackEvent
+from .events import RoundScored, TrackEvent
+from .hands import HandWatch
 from .referee import Referee
 
 
@@ -96,80 +97,17 @@ class Bookkeeping:
     def _note(self, kind: str, player: int) -> list[TrackEvent]:
         if self.current is None:
             return []
-        if not 0 <= player < self.config.players:
-            raise ValueError(f"there is no player {player} at this table")
-        self._notes.append((len(self.current.referee.plays), kind, player))
+        self.hand_watch.note(len(self.current.referee.plays), kind, player)
         return self._watch_hands(self.frames, self.last_read_t if math.isfinite(self.last_read_t) else 0.0)
 
     def hand_tally(self) -> HandTally | None:
         """Each hand's size in the round in progress, counted from the deal, the plays seen, the
         passes and draws noted and the Chickenlittle penalties (`engine.HandTally`)."""
-        book = self.current
-        if book is None:
-            return None
-        referee = book.referee
-        tally = HandTally.for_round(self.config, referee.spinner_player)
-        notes = sorted(self._notes, key=lambda n: n[0])
-        k = 0
-
-        def upto(i: int) -> None:
-            nonlocal k
-            for _ in range(referee.passes.get(i, 0)):
-                if tally.over:
-                    return
-                who = tally.turn
-                if tally.boneyard > 0:
-                    tally.draw(who)
-                tally.pass_turn(who)
-            while k < len(notes) and notes[k][0] <= i:
-                _, kind, who = notes[k]
-                k += 1
-                try:
-                    if kind == "draw":
-                        tally.draw(who)
-                    else:
-                        tally.announce(who)
-                except IllegalPlay:
-                    pass  # (a call no longer owed after a correction to the plays)
-
-        for i, play in enumerate(referee.plays):
-            upto(i)
-            if tally.over:
-                break
-            tally.play(play.player)
-        upto(len(referee.plays))
-        return tally
+        return None if self.current is None else self.hand_watch.tally(self.current.referee)
 
     def _watch_hands(self, frame: int, t: float) -> list[TrackEvent]:
-        """Report a player newly down to one tile, a forgotten call's penalty, and a round every
-        seat passed in with nothing to draw (with the proof of why)."""
-        tally = self.hand_tally()
-        if tally is None:
-            return []
-        out: list[TrackEvent] = []
-        seen_last, seen_penalties, seen_blocked = self._tally_seen
-        last = set(tally.last_tile)
-        for p in sorted(last - seen_last):
-            out.append(LastTile(frame, t, p, p in tally.unannounced))
-        for pen in tally.penalties[seen_penalties:]:
-            out.append(ChickenlittlePenalty(frame, t, pen.player, pen.form, pen.by, pen.sentence()))
-        stalled = self._stalled(tally)
-        if stalled and not seen_blocked:
-            proof = explain_board(self.current.referee.board, self.config.set_max, boneyard=tally.boneyard)
-            out.append(RoundBlocked(frame, t, proof.blocked, proof.reason, proof.to_dict()))
-        self._tally_seen = (last, len(tally.penalties), stalled)
-        return out
-
-    def _stalled(self, tally: HandTally) -> bool:
-        """Every seat has passed since the last play, and nothing is left to draw."""
-        if tally.boneyard > 0 or tally.over:
-            return False
-        passes = 0
-        for entry in reversed(tally.history):
-            if entry[0] == "play":
-                break
-            passes += entry[0] == "pass"
-        return passes >= tally.players
+        """What follows from the hands' count that was not reported yet (`HandWatch.watch`)."""
+        return [] if self.current is None else self.hand_watch.watch(self.current.referee, frame, t)
 
     def end_round(self, *, hand_totals: Sequence[int] | None = None,
                   hands: Sequence[Sequence[Tile]] | None = None, t: float | None = None) -> RoundScored:
@@ -254,7 +192,7 @@ class Bookkeeping:
             frames_reused=self.frames_reused,
             size=self.size,
             hands=None if tally is None else tally.to_dict(),
-            blocked=None if tally is None or not self._stalled(tally) else
+            blocked=None if tally is None or not HandWatch.stalled(tally) else
             explain_board(referee.board, self.config.set_max, boneyard=tally.boneyard).to_dict(),
         )
 

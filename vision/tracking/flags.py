@@ -130,7 +130,7 @@ class Flags:
         where it was), and its event."""
         assert self.current is not None
         frame = laid.frame if frame is None else frame
-        evidence = self._save_evidence(laid, tile, pose, parent, message)
+        evidence = self.evidence.save(laid, tile, pose, parent, message)
         self.current.illegal.append({"tile": str(tile), "player": player, "on": None if on is None else str(on),
                                      "rule": rule, "message": message, "frame": frame, "t": round(laid.t, 3),
                                      "evidence": evidence,
@@ -308,26 +308,3 @@ class Flags:
                f"is withdrawn")
         return [FlagWithdrawn(obs.frame, obs.t, str(alt), str(bt.tile), msg),
                 TilePlayed(bt.frame, first.t, str(alt), verdict.player, str(bt.on), verdict.slot, verdict.end)]
-
-    def _save_evidence(self, obs: Observation, tile: Tile, pose: TilePose, parent: BoardTile | None,
-                       message: str) -> str | None:
-        if self.evidence_dir is None or obs.image is None:
-            return None
-        import cv2
-
-        img = obs.image.copy()
-        if parent is not None:
-            cv2.polylines(img, [parent.pose.corners.astype(np.int32)], True, (60, 200, 60), 2, cv2.LINE_AA)
-        cv2.polylines(img, [pose.corners.astype(np.int32)], True, (0, 0, 255), 3, cv2.LINE_AA)
-        scale = max(0.5, img.shape[1] / 1600)
-        text = f"frame {obs.frame}: {message}"
-        (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, 2)
-        cv2.rectangle(img, (5, 5), (15 + tw, 15 + th + 5), (0, 0, 0), -1)
-        cv2.putText(img, text, (10, 10 + th), cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 255), 2, cv2.LINE_AA)
-        self.evidence_dir.mkdir(parents=True, exist_ok=True)
-        path = self.evidence_dir / f"illegal_{obs.frame:06d}_{tile.high}-{tile.low}.jpg"
-        try:
-            cv2.imwrite(str(path), img)
-        except cv2.error:
-            return None
-        return str(path)

@@ -317,8 +317,7 @@ class Placing:
         self._dense_guesses = {}  # (a guess of the round before is no guess about this one's plays)
         self.current = RoundBook(referee, round_index)
         self.rounds.append(self.current)
-        self._notes = []
-        self._tally_seen = (set(), 0, False)
+        self.hand_watch.new_round()
         self.board = {t: bt for t, bt in self.board.items() if bt.status == TileStatus.LOOSE}
         self.board[tile] = BoardTile(tile, pose, TileStatus.SPINNER, referee.spinner_player, None, None, obs.frame)
         events.append(RoundStarted(obs.frame, obs.t, str(tile), round_index, round_double, referee.first_player))

@@ -56,8 +56,10 @@ from .closer import CloserLooks, DenseGuess
 from .corrections import decide
 from .detector import Detector, RecognizerDetector
 from .events import TrackEvent
+from .evidence import EvidenceFolder
 from .flags import Flags
 from .geometry import TilePose
+from .hands import HandWatch
 from .intake import FrameIntake
 from .judging import Judging
 from .loose import LooseTiles
@@ -88,6 +90,8 @@ class Tracker(FrameIntake, Observing, LooseTiles, Misreads, CloserLooks, Placing
         self.next_spinner_player = spinner_player % config.players
         self.next_round_index = round_index
         self.evidence_dir = Path(evidence_dir) if evidence_dir else None
+        self.evidence = EvidenceFolder(self.evidence_dir)
+        """Where flagged plays' frames are saved."""
         given = {"window": window, "remove_window": remove_window, "recheck_s": recheck_s}
         self.tuning = replace(tuning or TrackerConfig(), **{k: v for k, v in given.items() if v is not None})
         """How the tracker weighs its readings (`TrackerConfig`)."""
@@ -168,11 +172,8 @@ class Tracker(FrameIntake, Observing, LooseTiles, Misreads, CloserLooks, Placing
         """`_settled_image` as it was when the last motion began: a tile laid in that motion
         changed the picture at its place since (a tile missed at first and read only later
         still differs from it)."""
-        self._notes: list[tuple[int, str, int]] = []
-        """What people told of the round in progress that the camera cannot see: (plays before
-        it, "draw" or "announce", player)."""
-        self._tally_seen: tuple[set[int], int, bool] = (set(), 0, False)
-        """Last-tile players, penalties and blocked state already reported (`_watch_hands`)."""
+        self.hand_watch = HandWatch(config)
+        """The hands of the round in progress, counted from the plays and what people tell."""
         self._last_still: np.ndarray | None = None
         self._still_before_motion: Picture | None = None
         """The last still frame before the last motion began, whatever the reader made of it: the
