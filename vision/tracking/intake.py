@@ -13,7 +13,7 @@ import numpy as np
 
 from .board import Observation, TileStatus
 from .events import FrameRejected, StreamLost, StreamResumed, TrackEvent
-from .geometry import pose_from_detection
+from .geometry import TilePose, pose_from_detection
 from .motion import MotionReading
 from .pictures import Picture
 
@@ -39,39 +39,63 @@ class FrameIntake:
                 return events
         reading: MotionReading = self.gate.update(frame)
         if reading.moving:
-            if self._still and self.window:  # (a one-frame pause between two moves reads nothing)
-                self._held = (list(self.window), dict(self._support))  # (both are emptied in place below)
-            self._last_motion = index
-            self._fresh_in_stretch = 0
-            self.window.clear()
-            self._support.clear()
-            self._looked_around.clear()
-            self._places_looked_at = 0
-            self._reads_since_change = 0  # a new picture earns its own reads before settling
-            if self._still:  # a new stretch of motion: hands seen before it are not this one's
-                self._entries.clear()
-                self._before_motion = self._settled_image
-                self._still_before_motion = Picture(self._last_still) if self._last_still is not None else None
-            self._still = 0
-            if reading.entry is not None:
-                self._entries.append((index, reading.entry))
-                del self._entries[:-20]
+            self._motion(reading, index)
             return events
         self._still += 1
         self._last_still = frame if isinstance(frame, np.ndarray) else None
         if self._still < self.tuning.still_before_read:
             return events  # a hand pausing mid-move looks still for one frame: wait for a second
-        if self._held is not None:
-            if getattr(reading, "same_as_read", False) and not self.settled:
-                # the motion left the picture as it was last read (a hand that came near and
-                # went, touching nothing) while a change was still being read: the readings
-                # before it still hold. Why: a planted 10-0 was read twice, a hand twitched at
-                # the edge, it was read once more and taken back; three readings, never three in
-                # one window, so never flagged (in a rendered double-12 round). (A settled
-                # board is read afresh after any hand: a pale tile can pass the gate unseen.)
-                self.window[:0], self._support = self._held
-            self._held = None
-        recheck = False
+        self._after_motion(reading)
+        recheck = self._wants_reading(reading, t)
+        if recheck is None or self.detector is None:
+            return events
+        poses, fresh = self._read_or_reuse(frame, reading, recheck, index)
+        self.last_read_t = t
+        obs = Observation(index, t, poses, frame if isinstance(frame, np.ndarray) else None, read=self.frames_read)
+        self._observe(obs, fresh, recheck)
+        events.extend(self._decide())
+        events.extend(self._watch_hands(index, t))
+        return events
+
+    def _motion(self, reading: MotionReading, index: int) -> None:
+        """Something moves: the window and the still stretch's looks start afresh once it stops;
+        the window is held until the picture after the motion is known (`_after_motion`)."""
+        if self._still and self.window:  # (a one-frame pause between two moves reads nothing)
+            self._held = (list(self.window), dict(self._support))  # (both are emptied in place below)
+        self._last_motion = index
+        self._fresh_in_stretch = 0
+        self.window.clear()
+        self._support.clear()
+        self._looked_around.clear()
+        self._places_looked_at = 0
+        self._reads_since_change = 0  # a new picture earns its own reads before settling
+        if self._still:  # a new stretch of motion: hands seen before it are not this one's
+            self._entries.clear()
+            self._before_motion = self._settled_image
+            self._still_before_motion = Picture(self._last_still) if self._last_still is not None else None
+        self._still = 0
+        if reading.entry is not None:
+            self._entries.append((index, reading.entry))
+            del self._entries[:-20]
+
+    def _after_motion(self, reading: MotionReading) -> None:
+        """The first still frame read after a motion: the readings before it still hold where the
+        motion left the picture as it was last read while a change was still being read."""
+        if self._held is None:
+            return
+        if getattr(reading, "same_as_read", False) and not self.settled:
+            # the motion left the picture as it was last read (a hand that came near and
+            # went, touching nothing) while a change was still being read: the readings
+            # before it still hold. Why: a planted 10-0 was read twice, a hand twitched at
+            # the edge, it was read once more and taken back; three readings, never three in
+            # one window, so never flagged (in a rendered double-12 round). (A settled
+            # board is read afresh after any hand: a pale tile can pass the gate unseen.)
+            self.window[:0], self._support = self._held
+        self._held = None
+
+    def _wants_reading(self, reading: MotionReading, t: float) -> bool | None:
+        """Whether this still frame is read: None when not (a settled board the gate finds
+        unchanged), True for a re-read of a settled board, False for a board not settled."""
         if reading.changed:
             self.settled = False
         elif self.settled:
@@ -80,33 +104,38 @@ class FrameIntake:
             # the thumbnail, fewer than the gate asks, and the next hand came in before the 3-s
             # re-read: the play was never read)
             if t - self.last_read_t < self.recheck_s and self._last_motion < self._fresh_read_at:
-                return events
-            recheck = True  # a fresh reading now and then, whatever the gate says
-        if self.detector is None:
-            return events
-        second_opinion = (self._doubt and self._fresh_in_stretch < self.tuning.fresh_reads_on_doubt) or self._want_fresh
+                return None
+            return True  # a fresh reading now and then, whatever the gate says
+        return False
+
+    def _read_or_reuse(self, frame: Any, reading: MotionReading, recheck: bool,
+                       index: int) -> tuple[list[TilePose], bool]:
+        """The tiles this frame shows, and whether the recognizer read them afresh: the last
+        reading stands for a frame the gate finds no different from the last frame read, unless
+        a re-read, a second opinion or a fresh reading before a flag is wanted."""
+        second_opinion = (self._doubt and self._fresh_in_stretch < self.tuning.fresh_reads_on_doubt) or \
+            self._want_fresh
         if getattr(reading, "same_as_read", False) and not recheck and not second_opinion \
                 and self._last_poses is not None:
             # nothing changed since the last frame read: its reading stands for this frame too
-            poses = list(self._last_poses)
             self.frames_reused += 1
-            fresh = False
-        else:
-            detections = self.detector(frame)
-            self.frames_read += 1
-            if not getattr(reading, "same_as_read", False):
-                self._fresh_in_stretch = 0  # another picture: a new stretch of readings
-            self._fresh_in_stretch += 1
-            self._want_fresh = False
-            poses = [p for p in (pose_from_detection(d) for d in detections if not getattr(d, "face_down", False))
-                     if p is not None]
-            self._last_poses = poses
-            self._fresh_read_at = index
-            if hasattr(self.gate, "mark_read"):
-                self.gate.mark_read()
-            fresh = True
-        self.last_read_t = t
-        obs = Observation(index, t, poses, frame if isinstance(frame, np.ndarray) else None, read=self.frames_read)
+            return list(self._last_poses), False
+        detections = self.detector(frame)
+        self.frames_read += 1
+        if not getattr(reading, "same_as_read", False):
+            self._fresh_in_stretch = 0  # another picture: a new stretch of readings
+        self._fresh_in_stretch += 1
+        self._want_fresh = False
+        poses = [p for p in (pose_from_detection(d) for d in detections if not getattr(d, "face_down", False))
+                 if p is not None]
+        self._last_poses = poses
+        self._fresh_read_at = index
+        if hasattr(self.gate, "mark_read"):
+            self.gate.mark_read()
+        return poses, True
+
+    def _observe(self, obs: Observation, fresh: bool, recheck: bool) -> None:
+        """File a reading in the window, matched to the board."""
         self._associate(obs)
         if fresh:
             # a reading that leaves a board tile unexplained earns a second reading before
@@ -119,9 +148,6 @@ class FrameIntake:
             self.settled = False
         self.window.append(obs)
         del self.window[:-self.tuning.max_window]
-        events.extend(self._decide())
-        events.extend(self._watch_hands(index, t))
-        return events
 
     def _check_frame(self, frame: np.ndarray | None) -> tuple[Any, str | None]:
         """A usable frame, or why not (one line). A frame of another size with the same shape
