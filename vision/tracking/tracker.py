@@ -38,6 +38,13 @@ misreading (a set has one of each), taken as the one reading a pip away the rule
 Where the rules say a tile must be missing or misread (a play about to be flagged, a tile
 touching nothing), the tracker reads that place again on a small crop, which the recognizer
 sees at up to twice its size instead of three quarters (`_look_closer`).
+
+`Tracker` holds the state; each part of the work is a module of its own: frame intake
+(`intake`), observations matched to the board (`observing`), a decision's steps in their
+declared order (`corrections.STEPS`), board changes (`placing`) and plays judged (`judging`),
+the reader's misreadings corrected (`misreads`, `loose`, `closer`), flags (`flags`), the hands
+and the score sheet (`hands`, `bookkeeping`), flagged frames saved (`evidence`), and the
+tuning all of them read (`tuning.TrackerConfig`).
 """
 from __future__ import annotations
 
