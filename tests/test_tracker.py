@@ -2191,3 +2191,39 @@ def test_a_tile_taken_for_a_misread_of_its_own_end_and_taken_back_at_once_is_fla
         ("13-2", False, "ends_do_not_match")]
     assert [e.tile for e in events if isinstance(e, TileTakenBack)] == ["13-2"]
     assert Tile(14, 2) not in tracker.board and tracker.board[Tile(15, 14)].status == "legal"
+
+
+def test_a_board_tile_s_status_is_written_as_its_lower_case_name():
+    """The status is an enum in the tracker and the same plain string in its state and records."""
+    from vision.tracking.board import BoardTile, TileStatus
+    from vision.tracking.geometry import pose_from_detection
+
+    bt = BoardTile(Tile(6, 3), pose_from_detection(_tile_at(300, 300, (6, 3))), TileStatus.ILLEGAL, 0, None, None, 0)
+    out = bt.to_dict()
+    assert type(out["status"]) is str and json.dumps(out["status"]) == '"illegal"'
+    assert TileStatus("loose") is TileStatus.LOOSE and bt.status == "illegal"
+
+
+def test_a_step_that_decides_everything_alone_ends_the_decision():
+    """A knocked camera re-registers the board, and the steps declared after it do not run on
+    the same observations."""
+    from vision.tracking.board import Observation
+    from vision.tracking.corrections import decide
+
+    tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
+    tracker.window = [Observation(k, k / 10, [], None, read=k + 1) for k in range(tracker.window_size)]
+    ran = []
+
+    def alone(d):
+        ran.append("alone")
+        d.done = True
+        return []
+
+    def after(d):
+        ran.append("after")
+        return []
+
+    decide(tracker, steps=(alone, after))
+    assert ran == ["alone"]
+    decide(tracker, steps=(after, after))
+    assert ran == ["alone", "after", "after"]

@@ -10,9 +10,10 @@ from .events import (EVENT_KINDS, BoardCleared, BoardDisturbed, CameraMoved, Fla
 from .motion import MotionGate, MotionReading
 from .referee import Referee, Verdict
 from .tracker import RecognizerDetector, Tracker, TrackerState
+from .tuning import TrackerConfig, TrackerConfigError
 
 __all__ = [
     "EVENT_KINDS", "BoardCleared", "BoardDisturbed", "CameraMoved", "FlagWithdrawn", "FrameRejected", "MotionGate", "MotionReading", "Notice",
     "PlayCorrected", "RecognizerDetector", "Referee", "RoundScored", "RoundStarted", "StreamLost", "StreamResumed", "TileTakenBack",
-    "TilePlayed", "TrackEvent", "Tracker", "TrackerState", "Verdict",
+    "TilePlayed", "TrackEvent", "Tracker", "TrackerConfig", "TrackerConfigError", "TrackerState", "Verdict",
 ]

@@ -9,6 +9,7 @@ are new. The tracker decides changes from several observations, never from one.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 import cv2
@@ -27,13 +28,27 @@ FEW_TILES_SHIFT = 0.4
 """With fewer than three tiles on the board, the shift (tile widths) that counts as a camera move."""
 
 
+class TileStatus(StrEnum):
+    """Where a board tile stands with the round. A `StrEnum`: each status is its name in lower case,
+    as the tracker's state and records have always written it."""
+
+    SPINNER = "spinner"
+    """The round's first tile."""
+    LEGAL = "legal"
+    """Played and accepted by the rules (or let stand: see `BoardTile.stood`)."""
+    ILLEGAL = "illegal"
+    """Flagged: not part of the round."""
+    JOINED = "joined"
+    """On the table when tracking started."""
+    LOOSE = "loose"
+    """Lying apart from the layout."""
+
+
 @dataclass
 class BoardTile:
     tile: Tile
     pose: TilePose
-    status: str
-    """"spinner", "legal", "illegal" (flagged, not part of the round), "joined" (on the
-    table when tracking started) or "loose" (lying apart from the layout)."""
+    status: TileStatus
     player: int | None
     on: Tile | None
     touching: int | None
@@ -52,7 +67,7 @@ class BoardTile:
         return None if self.touching is None else 1 - self.touching
 
     def to_dict(self) -> dict[str, Any]:
-        return {"tile": str(self.tile), "status": self.status, "player": self.player,
+        return {"tile": str(self.tile), "status": str(self.status), "player": self.player,
                 "on": None if self.on is None else str(self.on), "corners": self.pose.to_list(),
                 "missing": self.missing, **({"stood": True} if self.stood else {})}
 

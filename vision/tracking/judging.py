@@ -1,0 +1,158 @@
+"""Judging a play: the tile it lies against, the player whose hand laid it, and the engine's verdict.
+
+Where a reading could lie against several tiles, the place the rules accept is preferred when it
+fits nearly as well as one they refuse.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from engine import Tile
+
+from .board import BoardTile, Observation, TileStatus, at_place_of
+from .events import TilePlayed, TrackEvent
+from .geometry import ATTACH_MAX, TilePose, contact_on_double, contact_on_tile
+from .pictures import with_first_reading
+from .referee import Referee, Verdict
+from .tuning import WAITING_DOUBLE_RULES
+
+
+class Judging:
+    """Plays judged: methods of `Tracker`, over the state it sets up in `Tracker.__init__`."""
+
+    def _candidates(self, pose: TilePose, extra: dict[Tile, BoardTile] | None = None,
+                    referee: Referee | None = None, reach: float = 1.0) -> list[tuple[float, BoardTile, Any]]:
+        """Board tiles `pose` may lie against, best first: (mismatch, tile, contact); `reach`
+        widens the tolerance."""
+        if referee is None:
+            referee = self.current.referee if self.current is not None else None
+        out = []
+        tiles = list(self.board.values()) + (list(extra.values()) if extra else [])
+        for bt in tiles:
+            if bt.status == TileStatus.LOOSE or bt.missing:
+                continue
+            if np.hypot(*(bt.pose.centre - pose.centre)) > 2.5 * bt.pose.length:
+                continue
+            if bt.tile.is_double and bt.status in (TileStatus.SPINNER, TileStatus.LEGAL, TileStatus.JOINED):
+                contact = contact_on_double(pose, bt.pose)
+            elif bt.free_end is not None:
+                contact = contact_on_tile(pose, bt.pose, bt.free_end)
+            else:
+                continue
+            score = contact.score
+            if referee is not None and bt.status in (TileStatus.SPINNER, TileStatus.LEGAL) and \
+                    not referee.open_slots(bt.tile):
+                score += 0.15  # prefer a place where a tile may go, when two are equally close
+            if score <= ATTACH_MAX * reach:
+                out.append((score, bt, contact))
+        out.sort(key=lambda c: c[0])
+        return out
+
+    def seat_of_hand(self, before: int) -> int | None:
+        """The seat the last hand before frame `before` came from, if seats are known."""
+        if not self.seats:
+            return None
+        entry = next((e for f, e in reversed(self._entries) if f < before), None)
+        if entry is None:
+            return None
+        size = np.array(self.size if self.size is not None else self._picture_size(), float)
+        point = np.array(entry) * size
+        centre = size / 2
+        angle = math.atan2(point[1] - centre[1], point[0] - centre[0])
+        gaps = [abs((angle - s + math.pi) % (2 * math.pi) - math.pi) for s in self.seats]
+        best = int(np.argmin(gaps))
+        spacing = 2 * math.pi / len(self.seats)
+        return best if gaps[best] < 0.6 * spacing else None
+
+    def _picture_size(self) -> tuple[float, float]:
+        return getattr(self.gate, "picture_size", (1.0, 1.0))
+
+    def _follow_hand(self, obs: Observation) -> None:
+        """If the hand that laid this tile came from another seat than the engine expects, the
+        players in between drew and passed (which a camera does not see)."""
+        if self.current is None or not self.seats:
+            return
+        seat = self.seat_of_hand(obs.frame)
+        referee = self.current.referee
+        n = self.config.players
+        if seat is None or seat == referee.turn:
+            return
+        if n >= 3 and (seat - referee.turn) % n == n - 1:
+            # everyone else passing is rarer than an earlier hand misjudged: take back the
+            # latest pass inferred from a hand instead (or keep the turn order if none)
+            referee.forget_pass()
+            return
+        referee.note_pass((seat - 1) % n)
+
+    def _judge(self, tile: Tile, pose: TilePose, obs: Observation,
+               candidates: list[tuple[float, BoardTile, Any]], hand: bool = True) -> TrackEvent:
+        """Ask the engine about the play and enter its verdict (see `_ruling`)."""
+        assert self.current is not None
+        if hand:
+            self._follow_hand(obs)
+        # (also for tiles set apart before and judged again now, which skip `_place`'s checks)
+        if self._let_flags_stand(candidates[0][1] if candidates else None, obs):
+            candidates = self._candidates(pose) or candidates
+        referee = self.current.referee
+        read_as = tile
+        tile, pose, verdict, parent, touching, misread = self._ruling(tile, pose, candidates)
+        self._alternatives.pop(read_as, None)
+        if misread:
+            self._superseded.add((tile, read_as))
+        on = parent.tile if parent is not None else None
+        # a tile set apart earlier at this very place was this tile, misread (tiles do not overlap)
+        for bt in [b for b in self.board.values() if b.status == TileStatus.LOOSE and at_place_of(b.pose, pose)]:
+            del self.board[bt.tile]
+        if verdict.legal:
+            referee.accept(tile, verdict, obs.frame, obs.t, pose.pips[touching] if touching is not None else None)
+            self._played_legally.add(tile)
+            self.board[tile] = BoardTile(tile, pose, TileStatus.LEGAL, verdict.player, on, touching, obs.frame)
+            return TilePlayed(obs.frame, obs.t, str(tile), verdict.player, str(on), verdict.slot, verdict.end)
+        err = verdict.error
+        assert err is not None
+        if err.code in WAITING_DOUBLE_RULES and parent is not None:
+            earlier = self._laid_before_last(tile, pose, parent, touching, obs)
+            if earlier is not None:
+                return earlier
+        self.board[tile] = BoardTile(tile, pose, TileStatus.ILLEGAL, verdict.player, on, touching, obs.frame)
+        if err.code in WAITING_DOUBLE_RULES and obs.image is not None:
+            self._flag_views[tile] = (obs.image, np.eye(3))
+        return self._flag(tile, pose, verdict.player, parent, on, err.code, err.message, obs)
+
+    def _ruling(self, tile: Tile, pose: TilePose, candidates: list[tuple[float, BoardTile, Any]]
+                ) -> tuple[Tile, TilePose, Verdict, BoardTile | None, int | None, bool]:
+        """The engine's verdict on the play, changing nothing: (tile, pose, verdict, the tile it
+        goes on, its touching end, whether the reading taken is the reader's second). Where the
+        geometry allows two places nearly equally well, a legal one is preferred; where no place
+        is legal, another reading the rules accept there is: first one the readings stayed split
+        with (the legal reading wins the tie), then the reader's own close second (a misread dot
+        is likelier than an illegal play)."""
+        assert self.current is not None
+        referee = self.current.referee
+        verdicts = []
+        for score, bt, contact in candidates:
+            if verdicts and score > candidates[0][0] + self.tuning.alternative_margin:
+                break
+            verdict = referee.judge(tile, bt.tile, pose.pips[contact.touching])
+            verdicts.append((verdict, bt, contact.touching))
+            if verdict.legal:
+                return tile, pose, verdict, bt, contact.touching, False
+        if not verdicts:
+            verdicts.append((referee.judge(tile, None), None, None))
+        others = [(alt, alt_pose, False) for alt, alt_pose in self._alternatives.get(tile, [])]
+        others += [(Tile(*pips), TilePose(pose.corners, pips), True) for pips, cost in pose.second
+                   if cost <= self.tuning.second_reading_cost]
+        for alt, alt_pose, misread in others:
+            if alt in self.board or alt == tile:
+                continue
+            for score, bt, contact in self._candidates(alt_pose)[:2]:
+                v = referee.judge(alt, bt.tile, alt_pose.pips[contact.touching])
+                if v.legal:
+                    # the reading taken is not the reader's first: the play keeps the first as a
+                    # close second, so sure later readings of its place may correct it
+                    return alt, with_first_reading(alt_pose, pose), v, bt, contact.touching, misread
+        verdict, parent, touching = verdicts[0]
+        return tile, pose, verdict, parent, touching, False

@@ -1,0 +1,353 @@
+"""Changes made to the board: tiles placed, taken back, gone, and rounds started.
+
+New tiles are placed in play order (each against the tile it lies on); the last play gone is a
+take-back, any other tile gone a disturbed board.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from engine import Tile
+
+from .board import BoardTile, Observation, TileStatus, identity
+from .bookkeeping import RoundBook
+from .closer import DenseGuess
+from .events import BoardCleared, BoardDisturbed, Notice, PlayCorrected, RoundStarted, TileTakenBack, TrackEvent
+from .geometry import TilePose
+from .referee import Referee
+
+
+class Placing:
+    """Changes to the board: methods of `Tracker`, over the state it sets up in `Tracker.__init__`."""
+
+    def _is_last_play(self, bt: BoardTile) -> bool:
+        if self.current is None:
+            return False
+        last = self.current.referee.last_play()
+        return last is not None and last.tile == bt.tile and bt.status == TileStatus.LEGAL
+
+    def _take_back(self, bt: BoardTile, obs: Observation) -> list[TrackEvent]:
+        del self.board[bt.tile]
+        self._flag_views.pop(bt.tile, None)
+        if bt.status == TileStatus.ILLEGAL:
+            if self.current is not None:
+                for item in self.current.illegal:
+                    if item["tile"] == str(bt.tile) and item.get("taken_back_frame") is None:
+                        item["taken_back_frame"] = obs.frame
+            return [TileTakenBack(obs.frame, obs.t, str(bt.tile), bt.player, False)]
+        assert self.current is not None
+        guess = self._dense_guesses.pop(bt.tile, None)
+        if guess is not None and len(self.current.referee.plays) == guess.plays:
+            return self._undo_dense_guess(bt, guess, obs)
+        play = self.current.referee.take_back()
+        return [TileTakenBack(obs.frame, obs.t, str(bt.tile), play.player, True)]
+
+    def _undo_dense_guess(self, bt: BoardTile, guess: DenseGuess, obs: Observation) -> list[TrackEvent]:
+        """`bt`, a play taken as legal on a guessed misread end (`_dense_end_misread`), taken back
+        before the next play: players take back the plays the table calls illegal and keep the
+        legal ones, so it was laid as read. The guess is undone (the tile it lay against is as
+        read again), and the play as read is flagged at the frame it was laid, and taken back.
+
+        Why: in 12 fresh double-15 rounds (seed 38) two planted plays, a 15-12 laid on the 13 of
+        a 13-8 and a 15-1 on the 13 of a 13-7, were taken for misread ends and went unflagged;
+        the second left the arm misread for the rest of the round."""
+        assert self.current is not None
+        referee = self.current.referee
+        events: list[TrackEvent] = []
+        play = referee.take_back()  # (`_take_back` has taken it off the board)
+        self._superseded.discard((bt.tile, guess.read))
+        on = play.on
+        parent = self.board.get(guess.corrected) if guess.corrected is not None else None
+        if parent is not None and guess.was_pose is not None:
+            was = Tile(*guess.was_pose.pips)
+            inner = guess.was_pose.pips[parent.touching or 0]  # (never None: see `_dense_end_misread`)
+            undone = referee.replace(parent.tile, was, inner)
+            if undone is not None:
+                self._superseded.discard((parent.tile, was))
+                events += self._enter_correction(
+                    parent, was, TilePose(parent.pose.corners, guess.was_pose.pips), parent.touching, undone,
+                    obs, f"{parent.tile} was {was} after all: {guess.read}, laid against it, was taken back at once")
+                on = was
+        err = referee.judge(guess.read, on, guess.touching).error
+        rule, message = (err.code, err.message) if err is not None else (None, f"{guess.read} was taken back at once")
+        laid = next((o for o in self.window if o.frame == bt.frame), obs)
+        flag = self._flag(guess.read, guess.pose, play.player, self.board.get(on) if on else None, on, rule, message,
+                          laid, frame=bt.frame, taken_back=obs.frame)
+        return [*events,
+                PlayCorrected(obs.frame, obs.t, str(guess.read), str(bt.tile),
+                              f"{bt.tile} was taken back at once: it was laid as read, {guess.read}, and is flagged"),
+                flag,
+                TileTakenBack(obs.frame, obs.t, str(guess.read), play.player, False)]
+
+    def _tiles_gone(self, gone: list[BoardTile], obs: Observation) -> list[TrackEvent]:
+        events: list[TrackEvent] = []
+        in_round = [bt for bt in self.board.values() if bt.status != TileStatus.LOOSE]
+        if len(in_round) >= 2 and all(bt in gone for bt in in_round):
+            return self._board_cleared(obs)
+        missing = []
+        # the newest first, so a take-back of the last play is seen before older tiles
+        for bt in sorted(gone, key=lambda b: -b.frame):
+            if bt.status == TileStatus.LOOSE:
+                del self.board[bt.tile]
+            elif bt.status == TileStatus.ILLEGAL or self._is_last_play(bt):
+                events.extend(self._take_back(bt, obs))
+            elif bt.status == TileStatus.LEGAL and self.current is not None and \
+                    (play := self.current.referee.take_back_entered_with_last(bt.tile)) is not None:
+                # two tiles first seen in one reading were entered in a guessed order, and the
+                # one taken back was entered first (a 14-4 taken back after an 11-3
+                # seen with it was "missing", and the 11-4 laid on its later place was flagged)
+                del self.board[bt.tile]
+                self._flag_views.pop(bt.tile, None)
+                events.append(TileTakenBack(obs.frame, obs.t, str(bt.tile), play.player, True))
+            elif not bt.missing:
+                bt.missing = True
+                missing.append(str(bt.tile))
+        if missing:
+            events.append(BoardDisturbed(obs.frame, obs.t, missing=missing))
+        return events
+
+    def _board_cleared(self, obs: Observation) -> list[TrackEvent]:
+        """Every tile gone at once: the round's tiles were swept up."""
+        n = sum(1 for bt in self.board.values() if bt.status != TileStatus.LOOSE)
+        self.board.clear()
+        return [BoardCleared(obs.frame, obs.t, n, self.current is None)]
+
+    def _place(self, found: list[tuple[Tile, TilePose, Observation]]) -> list[TrackEvent]:
+        events: list[TrackEvent] = []
+        moved = [(t, p, o) for t, p, o in found if t in self.board]
+        fresh: list[tuple[Tile, TilePose, Observation]] = []
+        for t, p, o in found:  # a replacement can also be found as a new tile: once is enough
+            if t not in self.board and all(t != f[0] for f in fresh):
+                fresh.append((t, p, o))
+        if moved:
+            o = moved[0][2]
+            events.append(BoardDisturbed(o.frame, o.t, moved=[str(t) for t, _, _ in moved]))
+        if not fresh:
+            return events
+        if self.current is None or not any(bt.status != TileStatus.LOOSE for bt in self.board.values()):
+            events.extend(self._start_round(fresh))
+            fresh = [(t, p, o) for t, p, o in fresh if t not in self.board]
+        # the tile seen first goes first, unless another order is one the rules accept better
+        # (a toe read late, after the tile played beyond the finished chickie: toe first)
+        pending = sorted(fresh, key=lambda item: item[2].frame)
+        loose: list[str] = []
+        if len(pending) > 1 and self.current is not None:
+            pending = self._play_order(pending)
+        window_clusters = self._clusters(self.window)  # the window does not change while placing
+        while pending:
+            # in that order, the first that lies against the board now
+            options = [(k, self._candidates(item[1])) for k, item in enumerate(pending)]
+            placeable = [(k, c) for k, c in options if c]
+            k, cands = placeable[0] if placeable else options[0]
+            item = pending.pop(k)
+            tile, pose, obs = item
+            if tile in self.board:
+                continue  # played a moment ago, found on a closer look while judging another tile
+            if not cands:
+                between = self._parent_from_closer_look(tile, pose, obs)
+                if between:
+                    events.extend(between)
+                    cands = self._candidates(pose)
+            if not cands:
+                # nothing close enough: a legal place a little further off is still a play
+                # (the camera's corners are never exact); anything else is judged as it lies
+                wide = self._candidates(pose, reach=2.0)
+                legal = [c for c in wide
+                         if self.current is not None
+                         and self.current.referee.judge(tile, c[1].tile, pose.pips[c[2].touching]).legal]
+                if legal:
+                    cands = legal[:1]
+                elif self._undecided_near(pose, window_clusters):
+                    continue  # the tile it lies against may still be being read: wait for it
+                elif (hole := self._hole_before(tile, pose)) is not None:
+                    events.extend(self._fill_hole(*hole, tile, obs))
+                    cands = self._candidates(pose)
+                elif self._lies_on_board_tile(pose):
+                    continue  # a second box on a tile already placed: tiles lying flat do not overlap
+                elif (reread := self._reread_from_closer_look(tile, pose, [], obs)) is not None:
+                    # read closer, it is another tile, and one the rules accept where it lies (a
+                    # 0-0 laid across an arm's end, read 2-0, touched nothing a 2-0 could go on)
+                    note, tile, pose, cands = reread
+                    events.append(note)
+                else:
+                    # touching nothing a tile could be laid against: set down beside the layout
+                    # (or a reading of something that is not a tile), not a play to judge
+                    self.board[tile] = BoardTile(tile, pose, TileStatus.LOOSE, None, None, None, obs.frame)
+                    loose.append(str(tile))
+                    continue
+            fixed = self._reread_flagged_parent(tile, pose, cands, obs)
+            if fixed:
+                events.extend(fixed)
+                cands = self._candidates(pose) or cands
+            if self._let_flags_stand(cands[0][1] if cands else None, obs):
+                cands = self._candidates(pose) or cands  # before the checks that precede a flag
+            if not self._ruling(tile, pose, cands)[2].legal and \
+                    (hole := self._hole_before(tile, pose)) is not None:
+                # it touches a tile it cannot go on, but lies a tile's length beyond an open end
+                # the one tile between would make it legal: that tile was missed, not the rules
+                events.extend(self._fill_hole(*hole, tile, obs))
+                cands = self._candidates(pose) or cands
+            if self._flag_unsure(tile, pose, cands):
+                self._want_fresh = True  # read the next frame afresh before flagging anyone
+                continue
+            reread = self._reread_from_closer_look(tile, pose, cands, obs)
+            if reread is not None:
+                note, tile, pose, cands = reread
+                events.append(note)
+            closer = self._look_closer(tile, pose, cands, obs)
+            if closer:
+                events.extend(closer)
+                cands = self._candidates(pose) or cands
+            misread = self._dense_end_misread(tile, pose, cands, obs)
+            if misread is not None:
+                events.extend(misread[0])
+                tile, pose = misread[1], misread[2]
+                cands = self._candidates(pose) or cands
+            events.append(self._judge(tile, pose, obs, cands, hand=len(fresh) == 1))
+        # a tile set down apart earlier may now touch a tile laid since (a chickie read after
+        # its toe): it was a play all along
+        o = found[0][2]
+        for bt in [b for b in self.board.values() if b.status == TileStatus.LOOSE and str(b.tile) not in loose]:
+            cands = self._candidates(bt.pose)
+            if cands:
+                del self.board[bt.tile]
+                events.append(self._judge(bt.tile, bt.pose, o, cands, hand=False))
+        if loose:
+            events.append(BoardDisturbed(o.frame, o.t, loose=loose))
+        if self._flag_views:
+            events.extend(self._rejudge_waiting_flags(o))
+        return events
+
+    def _play_order(self, items: list[tuple[Tile, TilePose, Observation]]) -> list[tuple[Tile, TilePose, Observation]]:
+        """Several tiles appeared at once (two plays under one hand, or a missed still moment):
+        the order the engine finds fewest faults with, trying every order of up to four tiles."""
+        import itertools
+
+        if len(items) > 4:
+            return items
+        assert self.current is not None
+        best: tuple[int, int, list] | None = None
+        for k, order in enumerate(itertools.permutations(items)):
+            referee = self.current.referee.copy()
+            placed: dict[Tile, BoardTile] = {}
+            faults = 0
+            for tile, pose, obs in order:
+                cands = self._candidates(pose, extra=placed, referee=referee)
+                verdict = None
+                for score, bt, contact in cands:
+                    if score > cands[0][0] + self.tuning.alternative_margin:
+                        break
+                    v = referee.judge(tile, bt.tile, pose.pips[contact.touching])
+                    if v.legal:
+                        verdict = v
+                        referee.accept(tile, v, obs.frame, obs.t)
+                        placed[tile] = BoardTile(tile, pose, TileStatus.LEGAL, v.player, bt.tile, contact.touching,
+                                                 obs.frame)
+                        break
+                if verdict is None:
+                    faults += 1
+            if best is None or faults < best[0]:
+                best = (faults, k, list(order))
+            if faults == 0:
+                break
+        assert best is not None
+        return best[2]
+
+    def _lies_on_board_tile(self, pose: TilePose) -> bool:
+        """Whether `pose` covers a good part (a third) of a tile of the layout."""
+        import cv2
+
+        quad = pose.corners.astype(np.float32)
+        area = abs(cv2.contourArea(quad))
+        for bt in self.board.values():
+            if bt.status == TileStatus.LOOSE or bt.missing:
+                continue
+            other = bt.pose.corners.astype(np.float32)
+            small = min(area, abs(cv2.contourArea(other)))
+            if small > 0 and cv2.intersectConvexConvex(quad, other)[0] > self.tuning.overlap_same_tile * small:
+                return True
+        return False
+
+    def _undecided_near(self, pose: TilePose, clusters: list[list[tuple[int, TilePose]]]) -> bool:
+        """Whether a new reading near `pose` (another place; `clusters` of the window's new
+        readings) is still waiting for its values."""
+        for cl in clusters:
+            ref = cl[-1][1]
+            d = float(np.hypot(*(ref.centre - pose.centre)))
+            if 0.4 * ref.length < d < 2.5 * ref.length and len({k for k, _ in cl}) >= 2 and \
+                    identity(ref, self.config.set_max) not in self.board:
+                return True
+        return False
+
+    def _near_layout(self, pose: TilePose) -> bool:
+        for bt in self.board.values():
+            if bt.status == TileStatus.LOOSE:
+                continue
+            if np.hypot(*(bt.pose.centre - pose.centre)) < 1.6 * bt.pose.length:
+                return True
+        return False
+
+    def _start_round(self, fresh: list[tuple[Tile, TilePose, Observation]]) -> list[TrackEvent]:
+        doubles = [item for item in fresh if item[0].is_double]
+        if not doubles and self._lone_spinner_misread(fresh):
+            doubles = fresh
+        if not doubles:
+            return []
+        events: list[TrackEvent] = []
+        if len(fresh) == 1:
+            spinner_item = doubles[0]
+        else:  # joined a round in progress: the spinner is the double nearest the middle of the layout
+            mid = np.mean([p.centre for _, p, _ in fresh], axis=0)
+            spinner_item = min(doubles, key=lambda it: np.hypot(*(it[1].centre - mid)))
+        tile, pose, obs = spinner_item
+        round_index = self._round_index_for(tile)
+        round_double = self.config.set_max - round_index
+        if self._told_round_double(tile) is not None and tile != Tile(round_double, round_double):
+            # told which round this is, and the rules say it starts with that double: a spinner
+            # read as another double (a 11-11 read as 9-9 on a crowded table), or laid alone and
+            # read as a tile with one of its values, is misread, and following the misreading
+            # would make every play on it look illegal
+            want = Tile(round_double, round_double)
+            events.append(Notice(obs.frame, obs.t, f"the spinner was read as {tile}; this round starts with {want}, "
+                                                   f"so it is taken as {want}"))
+            self._superseded.add((want, tile))
+            tile, pose = want, TilePose(pose.corners, (round_double, round_double))
+        referee = Referee(self.config, tile, self.next_spinner_player)
+        self._played_legally = set()
+        self._dense_guesses = {}  # (a guess of the round before is no guess about this one's plays)
+        self.current = RoundBook(referee, round_index)
+        self.rounds.append(self.current)
+        self.hand_watch.new_round()
+        self.board = {t: bt for t, bt in self.board.items() if bt.status == TileStatus.LOOSE}
+        self.board[tile] = BoardTile(tile, pose, TileStatus.SPINNER, referee.spinner_player, None, None, obs.frame)
+        events.append(RoundStarted(obs.frame, obs.t, str(tile), round_index, round_double, referee.first_player))
+        if len(fresh) > 1:
+            events.append(Notice(obs.frame, obs.t, f"joined a round in progress: {len(fresh)} tiles on the table; "
+                                                   "plays are credited in turn order from the spinner"))
+        return events
+
+    def _lone_spinner_misread(self, fresh: list[tuple[Tile, TilePose, Observation]]) -> bool:
+        """Whether the one tile on an empty table, read as a tile that is not a double but carries
+        the double this round must start with, is that double misread: the spinner is laid first
+        and alone. (A far double-13 read as 14-13 in the only frame read while it lay alone was set
+        apart as a loose tile, and every play of the round after it with it.)"""
+        if len(fresh) != 1 or self.board:
+            return False
+        tile = fresh[0][0]
+        return self._told_round_double(tile) in (tile.high, tile.low)
+
+    def _told_round_double(self, spinner: Tile) -> int | None:
+        """The double this round must start with, where the tracker was told the round and the
+        rules require it; None where a misread spinner cannot be told from another double."""
+        if self.next_round_index is None or self.rules.start_double != "required":
+            return None
+        return self.config.set_max - self._round_index_for(spinner)
+
+    def _round_index_for(self, spinner: Tile) -> int:
+        if self.next_round_index is not None:
+            idx = self.next_round_index
+        elif self.rules.start_double == "required":
+            idx = self.config.set_max - spinner.high
+        else:
+            idx = len(self.sheet.rounds)
+        return max(0, min(self.config.set_max, idx))
