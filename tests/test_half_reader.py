@@ -347,12 +347,13 @@ def _large_tiles_out_of_focus() -> tuple[bytes, list[tuple[int, int]]]:
 @pytest.mark.skipif(not (MODELS / "half_reader.onnx").exists(), reason="no committed models")
 def test_dots_a_blur_has_faded_are_read_by_the_pattern_and_a_sharpened_look():
     import vision.recognize as recognize
+    from vision.pipreader import sharpened_view
 
     data, tiles = _large_tiles_out_of_focus()
     rec = recognize.Recognizer(MODELS)
     want = sorted(tuple(sorted(t)) for t in tiles)
     assert _read_pairs(rec, data, 12) == want
-    assert _read_without_look(rec, data, 12, recognize.sharpened_view) != want
+    assert _read_without_look(rec, data, 12, sharpened_view) != want
 
 
 def test_the_sharpened_view_restores_a_blurred_dots_contrast_and_leaves_a_flat_face():
@@ -389,12 +390,13 @@ def _pale_twelves_lit_to_white() -> tuple[bytes, list[tuple[int, int]]]:
 @pytest.mark.skipif(not (MODELS / "half_reader.onnx").exists(), reason="no committed models")
 def test_pale_pips_on_an_overexposed_face_are_read_by_the_pattern_and_a_fainter_look():
     import vision.recognize as recognize
+    from vision.pipreader import faint_pips_view
 
     data, tiles = _pale_twelves_lit_to_white()
     rec = recognize.Recognizer(MODELS)
     want = sorted(tuple(sorted(t)) for t in tiles)
     assert _read_pairs(rec, data, 12) == want
-    if _read_without_look(rec, data, 12, recognize.faint_pips_view) == want:  # control: in the 2026-11-26 environment the reader already gets these without the look (cause not found)
+    if _read_without_look(rec, data, 12, faint_pips_view) == want:  # control: in the 2026-11-26 environment the reader already gets these without the look (cause not found)
         warnings.warn("the look was not needed for these tiles")
 
 
