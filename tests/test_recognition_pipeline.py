@@ -217,3 +217,4 @@ def test_a_dropped_box_leaves_every_column_and_is_kept_with_its_reason():
     cands = dropping.drop_duplicates(cands, ctx)
     assert [r.pips for r in cands.reading] == [(2, 3), (4, 5)] and list(cands.score) == [0.51, 0.52]
     assert len(ctx.dropped) == 1 and ctx.dropped.trace[0][-1][0] == "drop_duplicates"
+    assert list(ctx.dropped.has(Flag.DROPPED)) == [True] and not ctx.dropped.has(Flag.TABLE_PATCH).any()

@@ -34,6 +34,10 @@ class Flag(enum.IntFlag):
     """A value above the set's maximum was capped."""
     CORRECTED = enum.auto()
     """Its reading repeated another tile's and was corrected to a second reading."""
+    DROPPED = enum.auto()
+    """No tile of its own (one boxed twice, a phantom, a patch of table): kept only in `Context.dropped`."""
+    TABLE_PATCH = enum.auto()
+    """Dropped as a patch of the table (`dropping.drop_table_patches`)."""
 
 
 NO_FLAGS = Flag(0)

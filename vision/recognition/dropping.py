@@ -10,7 +10,7 @@ import numpy as np
 from ..correct import boxes_sharing_dots_kept, duplicate_boxes_kept, overlapping_boxes_kept
 from ..rectify import inside_picture
 from ..types import TileDetection
-from .candidates import Candidates
+from .candidates import Candidates, Flag
 from .changes import Dropped
 from .context import Context
 from .faces import looks_mottled
@@ -22,12 +22,13 @@ def tiles_of(cands: Candidates, ctx: Context) -> list[TileDetection]:
     return [TileDetection(i, c * ctx.img.scale, float(s)) for i, (c, s) in enumerate(zip(cands.corners, cands.score))]
 
 
-def _drop(cands: Candidates, ctx: Context, keep: np.ndarray, stage: str) -> Candidates:
+def _drop(cands: Candidates, ctx: Context, keep: np.ndarray, stage: str, flag: Flag = Flag.DROPPED) -> Candidates:
+    """`cands` without the rows `keep` leaves out; those, marked DROPPED (and `flag`), go to `ctx.dropped`."""
     if keep.all():
         return cands
     gone = cands[~keep]
     for i in range(len(gone)):
-        gone.note(i, stage, Dropped(stage))
+        gone.mark(i, Flag.DROPPED | flag, stage, Dropped(stage))
     ctx.dropped = ctx.dropped + gone
     return cands[keep]
 
@@ -61,4 +62,4 @@ def drop_table_patches(cands: Candidates, ctx: Context) -> Candidates:
     (see `faces.MOTTLED_SHARE`)."""
     keep = np.array([not (sum(r.pips) <= 1 and looks_mottled(crop, r.points, inside_picture(ctx.img.bgr.shape, c)))
                      for r, crop, c in zip(cands.reading, cands.crop, cands.corners)], bool)
-    return _drop(cands, ctx, keep, "drop_table_patches")
+    return _drop(cands, ctx, keep, "drop_table_patches", Flag.TABLE_PATCH)
