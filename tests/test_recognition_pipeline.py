@@ -218,3 +218,22 @@ def test_a_dropped_box_leaves_every_column_and_is_kept_with_its_reason():
     assert [r.pips for r in cands.reading] == [(2, 3), (4, 5)] and list(cands.score) == [0.51, 0.52]
     assert len(ctx.dropped) == 1 and ctx.dropped.trace[0][-1][0] == "drop_duplicates"
     assert list(ctx.dropped.has(Flag.DROPPED)) == [True] and not ctx.dropped.has(Flag.TABLE_PATCH).any()
+
+
+@pytest.mark.skipif(not (MODELS / "half_reader.onnx").exists(), reason="no committed models")
+def test_each_face_read_traces_the_stage_that_gave_it_its_first_values():
+    import cv2
+
+    from vision.imageio import load_image
+    from vision.recognize import Recognizer
+    from vision.synth.table import render_table
+    from vision.types import tile_length
+
+    img = render_table(np.random.default_rng(3), (1280, 720), set_max=9).image
+    cands, ctx = Recognizer(MODELS).read_candidates(load_image(cv2.imencode(".png", img)[1].tobytes()), 9)
+    assert len(cands) > 10
+    for i in range(len(cands)):
+        small = tile_length(cands.corners[i]) < ctx.config.small_tile_px
+        assert bool(cands.flags[i] & Flag.SMALL) == small
+        first = next(stage for stage, change in cands.trace[i] if isinstance(change, Reread))
+        assert first == ("count_dots" if not small or cands.bar[i] is None else "read_small_tiles"), cands.trace[i]

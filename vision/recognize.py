@@ -20,6 +20,7 @@ from .perspective import (LevelView, find_level_view, guessed_steep_view, looks_
                           pips_show_a_tilt)
 from .recognition import pipeline as stages
 from .recognition.boxing import detected, shows_divider
+from .recognition.candidates import Candidates
 from .recognition.config import RecognizerConfig
 from .recognition.context import Context
 from .recognition.faces import (BAR_TURNS, BLANK_SURE, DOT_COUNT_MARGIN, FACE_SURE, FAINT_BAR_CONTRAST,  # noqa: F401
@@ -175,11 +176,18 @@ class Recognizer:
         return Context(img, set_max, self.config, self.detector, self.pips, self.big_halves if big else self.halves,
                        self._beside, tile_px, colour_anchors)
 
+    def read_candidates(self, img: LoadedImage, set_max: int | None = None, tile_px: float | None = None,
+                        colour_anchors: Sequence[tuple[int, Any]] = ()) -> tuple[Candidates, Context]:
+        """The faces left after the pipeline's stages, with their flags and traces, and the context
+        holding the backs and the boxes dropped: what `_read` makes its `Recognition` of."""
+        ctx = self.context(img, set_max, tile_px, colour_anchors)
+        return stages.run(self.pipeline, detected(ctx), ctx), ctx
+
     def _read(self, img: LoadedImage, set_max: int | None = None, tile_px: float | None = None,
               colour_anchors: Sequence[tuple[int, Any]] = ()) -> Recognition:
         started = time.perf_counter()
-        ctx = self.context(img, set_max, tile_px, colour_anchors)
-        return stages.recognition(stages.run(self.pipeline, detected(ctx), ctx), ctx, started)
+        cands, ctx = self.read_candidates(img, set_max, tile_px, colour_anchors)
+        return stages.recognition(cands, ctx, started)
 
     def recognize(self, src: str | Path | bytes, set_max: int | None = None, name: str | None = None,
                   level: bool = True) -> Recognition:
