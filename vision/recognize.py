@@ -106,6 +106,7 @@ def _faces_with_a_divider(img: LoadedImage, tiles: list[TileDetection], enough: 
                 break
     return n
 
+
 class Recognizer:
     """Photo -> `Recognition`: the models loaded once, and the stages (`recognition.pipeline`)
     run on each picture. `config`: the recognizer's tuning (`RecognizerConfig`; `detector_conf`,
