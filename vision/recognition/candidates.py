@@ -58,7 +58,7 @@ class Candidates:
     pips: list = field(default_factory=list)  # the values given, after the set's rules
     pip_confidence: list = field(default_factory=list)
     seconds: list = field(default_factory=list)  # second readings: [((a, b), cost), ...]
-    flags: np.ndarray = None  # (n,) int: `Flag` bits
+    flags: np.ndarray | None = None  # (n,) int: `Flag` bits (none set where not given)
     trace: list = field(default_factory=list)  # per row: [(stage, Change), ...]
 
     def __post_init__(self) -> None:
