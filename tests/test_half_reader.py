@@ -277,11 +277,11 @@ def _read_pairs(rec, data: bytes, set_max: int) -> list[tuple[int, int]]:
 def _read_without_look(rec, data: bytes, set_max: int, look) -> list[tuple[int, int]]:
     """What `rec` reads with `look` left out of the recognizer's further looks (and without the
     dense-value rule after them, which can read a 10 to 12 whose dots no look found)."""
-    import vision.recognize as recognize
+    import vision.recognition.reading as reading
 
     without = pytest.MonkeyPatch()
-    without.setattr(recognize, "FURTHER_LOOKS", tuple(f for f in recognize.FURTHER_LOOKS if f is not look))
-    without.setattr(recognize, "dense_checked", lambda reading, probs, set_max: reading)
+    without.setattr(reading, "FURTHER_LOOKS", tuple(f for f in reading.FURTHER_LOOKS if f is not look))
+    without.setattr(reading, "dense_checked", lambda reading, probs, set_max: reading)
     try:
         return _read_pairs(rec, data, set_max)
     finally:
@@ -315,8 +315,10 @@ def test_pips_in_a_colour_the_dot_detector_is_blind_to_are_read_by_the_pattern_a
     want = sorted(tuple(sorted(t)) for t in tiles)
     assert sorted(tuple(sorted(t.pips)) for t in rec.recognize(data, set_max=9).tiles) == want
     # without the second look the same tiles read their pink and salmon ends as blanks
+    import vision.recognition.reading as reading
+
     blind = pytest.MonkeyPatch()
-    blind.setattr(recognize, "disputed_ends", lambda *args: [])
+    blind.setattr(reading, "disputed_ends", lambda *args: [])
     try:
         first_look = sorted(tuple(sorted(t.pips)) for t in rec.recognize(data, set_max=9).tiles)
     finally:
@@ -345,12 +347,13 @@ def _large_tiles_out_of_focus() -> tuple[bytes, list[tuple[int, int]]]:
 @pytest.mark.skipif(not (MODELS / "half_reader.onnx").exists(), reason="no committed models")
 def test_dots_a_blur_has_faded_are_read_by_the_pattern_and_a_sharpened_look():
     import vision.recognize as recognize
+    from vision.pipreader import sharpened_view
 
     data, tiles = _large_tiles_out_of_focus()
     rec = recognize.Recognizer(MODELS)
     want = sorted(tuple(sorted(t)) for t in tiles)
     assert _read_pairs(rec, data, 12) == want
-    assert _read_without_look(rec, data, 12, recognize.sharpened_view) != want
+    assert _read_without_look(rec, data, 12, sharpened_view) != want
 
 
 def test_the_sharpened_view_restores_a_blurred_dots_contrast_and_leaves_a_flat_face():
@@ -387,12 +390,13 @@ def _pale_twelves_lit_to_white() -> tuple[bytes, list[tuple[int, int]]]:
 @pytest.mark.skipif(not (MODELS / "half_reader.onnx").exists(), reason="no committed models")
 def test_pale_pips_on_an_overexposed_face_are_read_by_the_pattern_and_a_fainter_look():
     import vision.recognize as recognize
+    from vision.pipreader import faint_pips_view
 
     data, tiles = _pale_twelves_lit_to_white()
     rec = recognize.Recognizer(MODELS)
     want = sorted(tuple(sorted(t)) for t in tiles)
     assert _read_pairs(rec, data, 12) == want
-    if _read_without_look(rec, data, 12, recognize.faint_pips_view) == want:  # control: in the 2026-11-26 environment the reader already gets these without the look (cause not found)
+    if _read_without_look(rec, data, 12, faint_pips_view) == want:  # control: in the 2026-11-26 environment the reader already gets these without the look (cause not found)
         warnings.warn("the look was not needed for these tiles")
 
 

@@ -7,12 +7,15 @@ hand consistent. What was changed is noted on the tile so a person can check it.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from engine.tiles import SUPPORTED_SETS
 
 from .onnx_yolo import bounds_meet
 from .pipreader import TileReading
+from .recognition.changes import Capped, Change, Corrected, repeated_tile_warning
 from .types import TileDetection
 
 STANDARD_SETS = SUPPORTED_SETS
@@ -66,6 +69,12 @@ def drop_duplicate_boxes(tiles: list[TileDetection], readings: list[TileReading]
                          ) -> tuple[list[TileDetection], list[TileReading]]:
     """Two overlapping boxes that read the same tile are one tile boxed twice (a set holds
     each tile once, and real neighbours overlap at IoU < 0.1): keep the more confident."""
+    kept = duplicate_boxes_kept(tiles, readings, iou)
+    return [tiles[i] for i in kept], [readings[i] for i in kept]
+
+
+def duplicate_boxes_kept(tiles: list[TileDetection], readings: list[TileReading], iou: float = 0.2) -> list[int]:
+    """Indices, in order, of the boxes `drop_duplicate_boxes` keeps."""
     from .onnx_yolo import polygon_iou
 
     order = sorted(range(len(tiles)), key=lambda i: -tiles[i].confidence)
@@ -75,8 +84,7 @@ def drop_duplicate_boxes(tiles: list[TileDetection], readings: list[TileReading]
         if any(_key(readings[k].pips) == ki and polygon_iou(tiles[i].corners, tiles[k].corners) > iou for k in kept):
             continue
         kept.append(i)
-    kept.sort()
-    return [tiles[i] for i in kept], [readings[i] for i in kept]
+    return sorted(kept)
 
 
 SAME_DOT = 0.04
@@ -98,11 +106,17 @@ def drop_boxes_sharing_dots(tiles: list[TileDetection], readings: list[TileReadi
     cover it as a phantom of a block of tiles is covered (`drop_overlapping_boxes`), and it was
     read 0-8: the hand's total counted the 8 twice. Tiles lying on one another do not show one dot
     twice either: the upper one hides the lower one's face where they overlap."""
+    kept = boxes_sharing_dots_kept(tiles, readings)
+    return [tiles[i] for i in kept], [readings[i] for i in kept]
+
+
+def boxes_sharing_dots_kept(tiles: list[TileDetection], readings: list[TileReading]) -> list[int]:
+    """Indices, in order, of the boxes `drop_boxes_sharing_dots` keeps."""
     from .rectify import crop_to_picture
 
     n = len(tiles)
     if n < 2:
-        return tiles, readings
+        return list(range(n))
     meet = bounds_meet([np.asarray(t.corners, np.float32) for t in tiles])
     dots = [crop_to_picture(t.corners, [p[:2] for p in r.points]) for t, r in zip(tiles, readings)]
     length = [t.length for t in tiles]
@@ -117,8 +131,7 @@ def drop_boxes_sharing_dots(tiles: list[TileDetection], readings: list[TileReadi
         if m >= 2 and any(shared(k) >= max(2, SHARED_SHARE * m) for k in kept):
             continue
         kept.append(i)
-    kept.sort()
-    return [tiles[i] for i in kept], [readings[i] for i in kept]
+    return sorted(kept)
 
 
 OVERLAP = 0.35  # share of the smaller box two real tiles lying flat never cover of each other
@@ -140,11 +153,17 @@ def drop_overlapping_boxes(tiles: list[TileDetection], readings: list[TileReadin
     boxes the kept set maximises detector score plus that bonus. Whichever set is kept, the
     same halves are counted, so a hand's total comes out the same.
     """
+    kept = overlapping_boxes_kept(tiles, readings)
+    return [tiles[i] for i in kept], [readings[i] for i in kept]
+
+
+def overlapping_boxes_kept(tiles: list[TileDetection], readings: list[TileReading]) -> list[int]:
+    """Indices, in order, of the boxes `drop_overlapping_boxes` keeps."""
     import cv2
 
     n = len(tiles)
     if n < 2:
-        return tiles, readings
+        return list(range(n))
     polys = [np.asarray(t.corners, np.float32) for t in tiles]
     areas = [abs(cv2.contourArea(p)) for p in polys]
     meet = bounds_meet(polys)
@@ -171,7 +190,7 @@ def drop_overlapping_boxes(tiles: list[TileDetection], readings: list[TileReadin
                for i in range(n)]
     conflicts = {i: {j for j in overlapping[i] if covered[i] or covered[j]} for i in range(n)}
     if not any(conflicts.values()):
-        return tiles, readings
+        return list(range(n))
     # what this set's bar looks like, from the tiles in no doubt; where most of them show no bar
     # (a faint one), or a seam is as dark as a bar, a bar says nothing and only scores decide
     trusted = [r.bar for i, r in enumerate(readings) if not conflicts[i]]
@@ -194,8 +213,7 @@ def drop_overlapping_boxes(tiles: list[TileDetection], readings: list[TileReadin
             todo.extend(conflicts[k] - seen)
         keep -= set(group)
         keep |= _heaviest_compatible(sorted(group), conflicts, weight)
-    kept = sorted(keep)
-    return [tiles[i] for i in kept], [readings[i] for i in kept]
+    return sorted(keep)
 
 
 def _covered_share(box: np.ndarray, others: list[np.ndarray], steps: int = 9) -> float:
@@ -274,31 +292,43 @@ duplicate no cheap second reading resolves is reported and counts against none o
 duplicate is still looked at."""
 
 
-def apply_rules(tiles: list[TileDetection], readings: list[TileReading], set_max: int, threshold: float) -> list[str]:
-    """Fix values in place on `tiles` (parallel to `readings`); returns warnings for the photo.
+@dataclass
+class SetRuling:
+    """What the set's rules made of one photo's readings: the values given each tile, the changes
+    made to each (`recognition.changes.Capped`, `Corrected`), and the tiles read more than once
+    that no cheap second reading told apart, with how many times."""
+
+    pips: list[tuple[int, int]]
+    changes: list[list[Change]]
+    repeated: list[tuple[tuple[int, int], int]]
+
+
+def settle_values(readings: list[TileReading], set_max: int, threshold: float, capped: bool = True,
+                  corrected: bool = True) -> SetRuling:
+    """The values the set's rules give `readings`: no value above `set_max` (`capped`), and each
+    tile once (`corrected`: a duplicate resolved by the cheapest second reading, at most
+    `MAX_DUPLICATE_FIXES` of them; an identity no cheap second reading resolves is reported once,
+    with how many times it was read, and the others are still looked at).
 
     A second reading is only taken when a dot near the threshold makes it plausible; two
     confident identical readings are reported (two sets mixed, or a real misread) rather
     than silently changed."""
-    warnings: list[str] = []
-    for t, r in zip(tiles, readings):
+    pips: list[tuple[int, int]] = []
+    changes: list[list[Change]] = [[] for _ in readings]
+    for n, r in enumerate(readings):
         a, b = r.pips
-        if a > set_max or b > set_max:
-            t.notes.append(f"read {a}-{b}, above the set's maximum {set_max}; capped")
+        if capped and (a > set_max or b > set_max):
+            changes[n].append(Capped((a, b), set_max))
             a, b = min(a, set_max), min(b, set_max)
-        t.pips = (a, b)
-        t.pip_confidence = r.confidence
-
-    # each tile exists once in a set: resolve duplicates by the cheapest second reading (at most
-    # MAX_DUPLICATE_FIXES of them); an identity no cheap second reading resolves is reported once,
-    # with how many times it was read, and the others are still looked at
+        pips.append((a, b))
+    confidence = [r.confidence for r in readings]
     unresolved: set[tuple[int, int]] = set()
     fixes = 0
-    while fixes < MAX_DUPLICATE_FIXES:
+    while corrected and fixes < MAX_DUPLICATE_FIXES:
         seen: dict[tuple[int, int], int] = {}
         dup = None
-        for i, t in enumerate(tiles):
-            k = _key(t.pips)
+        for i, p in enumerate(pips):
+            k = _key(p)
             if k in unresolved:
                 continue
             if k in seen:
@@ -308,13 +338,13 @@ def apply_rules(tiles: list[TileDetection], readings: list[TileReading], set_max
         if dup is None:
             break
         i, j = dup
-        loser = i if tiles[i].pip_confidence < tiles[j].pip_confidence else j
-        taken = {_key(t.pips) for n, t in enumerate(tiles) if n != loser}
+        loser = i if confidence[i] < confidence[j] else j
+        taken = {_key(p) for n, p in enumerate(pips) if n != loser}
         best = None
         r = readings[loser]
         for end in (0, 1):
             for count, cost in r.halves[end].alternatives(threshold):
-                cand = list(tiles[loser].pips)
+                cand = list(pips[loser])
                 cand[end] = count
                 cand_t = (cand[0], cand[1])
                 if cost > MAX_COST or max(cand_t) > set_max or _key(cand_t) in taken:
@@ -322,16 +352,21 @@ def apply_rules(tiles: list[TileDetection], readings: list[TileReading], set_max
                 if best is None or cost < best[0]:
                     best = (cost, cand_t)
         if best is None:
-            unresolved.add(_key(tiles[loser].pips))
+            unresolved.add(_key(pips[loser]))
             continue
-        old = tiles[loser].pips
-        tiles[loser].pips = best[1]
-        tiles[loser].notes.append(f"read {old[0]}-{old[1]}, which another tile already is; "
-                                  f"corrected to {best[1][0]}-{best[1][1]}")
+        changes[loser].append(Corrected(pips[loser], best[1]))
+        pips[loser] = best[1]
         fixes += 1
-    for k in sorted(unresolved):
-        n = sum(1 for t in tiles if _key(t.pips) == k)
-        times = "twice" if n == 2 else f"{n} times"
-        warnings.append(f"tile {k[1]}-{k[0]} appears {times}; a set has one of each, so two sets are mixed "
-                        "or one of them is misread")
-    return warnings
+    repeated = [(k, sum(1 for p in pips if _key(p) == k)) for k in sorted(unresolved)]
+    return SetRuling(pips, changes, repeated)
+
+
+def apply_rules(tiles: list[TileDetection], readings: list[TileReading], set_max: int, threshold: float) -> list[str]:
+    """Fix values in place on `tiles` (parallel to `readings`) by the set's rules
+    (`settle_values`), noting each change on its tile; returns warnings for the photo."""
+    ruling = settle_values(readings, set_max, threshold)
+    for t, r, p, changes in zip(tiles, readings, ruling.pips, ruling.changes):
+        t.pips = p
+        t.pip_confidence = r.confidence
+        t.notes.extend(c.note for c in changes)
+    return [repeated_tile_warning(k, n) for k, n in ruling.repeated]

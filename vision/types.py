@@ -15,8 +15,8 @@ def tile_length(corners: np.ndarray) -> float:
 
 COLOUR_NOTE = "read again by its pips' colour"
 """How a tile's note begins where an end was read again because its pips' colour is not that of
-the value first read (`vision.colour_check`); the live tracker goes by it
-(`Tracker._correct_recoloured`)."""
+the value first read (`vision.colour_check`). The note is for people; code asks
+`TileDetection.recoloured`."""
 
 
 @dataclass
@@ -39,6 +39,11 @@ class TileDetection:
     second_readings: list[tuple[tuple[int, int], float]] = field(default_factory=list)
     """Next likeliest values (pips in the same end order, cost: how much less likely), cheapest
     first: what a caller that knows more (the rules at this place) may take instead."""
+    recoloured: bool = False
+    """An end was read again because its pips' colour is not that of the value first read
+    (`vision.colour_check`); the notes say so in words."""
+    cut_by_edge: bool = False
+    """The box reaches the picture's edge: part of the tile may lie beyond it."""
 
     @property
     def centre(self) -> np.ndarray:

@@ -1,0 +1,61 @@
+"""The recognizer's own tuning, in one place: what a lab script may change and a reader may look up."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+from ..correct import SURE_READING
+from ..halfreader import SMALL_TILE_PX
+
+
+class RecognizerConfigError(ValueError):
+    """A configuration given by name that the recognizer does not know."""
+
+
+@dataclass(frozen=True)
+class RecognizerConfig:
+    """How the recognizer reads a picture; the defaults are what the committed models were tuned with."""
+
+    detector_conf: float = 0.5
+    """Score below which the tile detector's boxes are left out."""
+    pip_conf: float = 0.5
+    """Score from which the dot detector counts a dot (below it, a dot is a cheap second reading)."""
+    small_tiles: bool = True
+    """Read tiles shorter than `small_tile_px` by the half reader (where the model folder has one);
+    off, every tile is read by its dots."""
+    small_tile_px: float = SMALL_TILE_PX
+    """Tiles shorter than this (pixels of the picture read) take the half reader's values; longer
+    ones are read by their dots, the half reader checking them."""
+    big_set_min: int = 13
+    """A picture declared this set or larger is read by the big sets' half reader, where the model
+    folder has one (see `vision.recognize.BIG_SET_MIN`)."""
+    beside_a_face: float = 1.2
+    """How near a face's centre (in its lengths) a small box called a back must lie to be looked
+    at again as a face (`boxing.faces_among_backs`): a toe or an arm lies against its tile."""
+    sure_reading: float = SURE_READING
+    """A reading at least this sure may decide which set is in play (`correct.infer_set_max`)."""
+    level_rounds: int = 2
+    """Times a tilted photo is levelled (see `vision.recognize.LEVEL_ROUNDS`)."""
+    level_more_twice: int = 2
+    """Tiles read twice more in a levelled reading than in the photo as it is, above which the
+    levelled reading is not taken (see `vision.recognize.LEVEL_MORE_TWICE`)."""
+    guess_below_faces: int = 2
+    """Faces showing a divider, below which a photo whose boxes show no angle is read again in a
+    guessed steep view (see `vision.recognize.GUESS_BELOW_FACES`)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "RecognizerConfig":
+        """A configuration from an object of setting names; settings not given keep their defaults.
+        Unknown names are refused, not ignored: a misspelt setting left at its default would
+        change nothing while seeming to."""
+        if not isinstance(data, dict):
+            raise RecognizerConfigError(f"a recognizer configuration must be an object, got {type(data).__name__}")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known, key=str)
+        if unknown:
+            raise RecognizerConfigError(f"unknown recognizer setting {', '.join(map(repr, unknown))}; "
+                                        f"known settings are {', '.join(sorted(known))}")
+        return cls(**data)
