@@ -17,7 +17,7 @@ from lab.oracle import Noise, OracleDetector, TruthGate
 from lab.synth.sequence import SeqFrame, plan_sequence, sequence_rng
 from lab.tracking_eval import Tally, make_tracker, run_oracle
 from vision.tracking import FrameRejected, StreamLost, StreamResumed, TilePlayed, TileTakenBack, Tracker
-from vision.types import COLOUR_NOTE, TileDetection
+from vision.types import TileDetection
 
 
 def _plan(index: int, set_max: int = 6, **kw):
@@ -2048,7 +2048,7 @@ def _a_line_misread_alike(by_colour: bool):
     """Four arms round a 6-6 spinner; a 2-5 laid on the 6-2 arm's open 2 and a 5-1 on it, both
     read with their 5 as a 3 (sure, and legal so: 2-3, then 3-1 on its 3), and a 1-4 on the 6-1
     arm; then every reading of
-    both places reads 2-5 and 5-1, sure, `by_colour` or not (the recognizer's note that an end
+    both places reads 2-5 and 5-1, sure, `by_colour` or not (the recognizer's `recoloured` mark: an end
     was read again because its pips' colour is not the first value's, `vision.colour_check`)."""
     tracker = Tracker(GameConfig(2, 6, HouseRules()), gate=_Still())
     arms = _four_arms()
@@ -2056,8 +2056,7 @@ def _a_line_misread_alike(by_colour: bool):
 
     def laid(y, pips, recoloured=False):
         d = _det(np.roll(_tile_at(300, y, pips).corners, 2, axis=0), pips)
-        if recoloured:
-            d.notes.append(f"{COLOUR_NOTE}: read with a 3, but another tile's 3 has pips of another colour")
+        d.recoloured = recoloured
         return d
 
     first, real = [laid(140, (2, 3)), laid(60, (3, 1))], [laid(140, (2, 5)), laid(60, (5, 1))]

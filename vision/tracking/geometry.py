@@ -21,7 +21,6 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.types import COLOUR_NOTE
 
 ATTACH_MAX = 0.5
 """Largest mismatch, in tile widths, between a new tile's near half and a place to lay it."""
@@ -88,7 +87,7 @@ def pose_from_detection(det) -> TilePose | None:
     if det.pips is None:
         return None
     second = tuple((tuple(p), float(c)) for p, c in getattr(det, "second_readings", ()))
-    recoloured = any(n.startswith(COLOUR_NOTE) for n in getattr(det, "notes", ()))
+    recoloured = bool(getattr(det, "recoloured", False))
     return TilePose(np.asarray(det.corners, np.float64).reshape(4, 2), (int(det.pips[0]), int(det.pips[1])), second,
                     recoloured)
 
