@@ -17,8 +17,10 @@ from __future__ import annotations
 import math
 import statistics
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
+
+from vision.tracking.tuning import TrackerConfig
 
 MATCH_FRAMES = 200
 """Latest frame after the true play at which a tracker event may still be that play."""
@@ -36,6 +38,8 @@ class TrackerBenchConfig:
     as many frames as it would be given live (a whole multiple of the renderer's planning rate)."""
     reference_every: int = 10
     """Tracker frames between two reference passes."""
+    tuning: TrackerConfig = field(default_factory=TrackerConfig)
+    """The tracker's tuning: speed is measured for a configuration, as figures are."""
 
 
 def hand_left_frame(frames: Sequence[Any], laid: int) -> int | None:
@@ -102,7 +106,7 @@ def run_tracker_bench(recognizer: Any, reference: Callable[[], float], config: T
         renderer = SequenceRenderer(plan)
         pics = [renderer.frame(f.index) for f in plan.frames]
         render_s += time.perf_counter() - t0
-        tracker = make_tracker(plan, RecognizerDetector(recognizer, plan.set_max), None)
+        tracker = make_tracker(plan, RecognizerDetector(recognizer, plan.set_max), None, tuning=config.tuning)
         costs: list[float] = []
         events: list[tuple[int, Any]] = []
 

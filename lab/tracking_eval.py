@@ -27,6 +27,7 @@ from typing import Any
 from engine import GameConfig
 from vision.tracking.events import TilePlayed, TileTakenBack, TrackEvent
 from vision.tracking.tracker import RecognizerDetector, Tracker
+from vision.tracking.tuning import TrackerConfig
 
 from .oracle import Noise, OracleDetector, TruthGate, seat_direction
 from .synth.sequence import SequencePlan, SequenceRenderer
@@ -53,21 +54,23 @@ class RunResult:
 
 
 def make_tracker(plan: SequencePlan, detector: Any, gate: Any, evidence_dir: str | None = None,
-                 seats: bool = True) -> Tracker:
+                 seats: bool = True, tuning: TrackerConfig | None = None) -> Tracker:
     """A tracker set up as the players would set it up: players, set, house rules, who laid the
-    spinner and (with `seats`) where each player sits around the table."""
+    spinner and (with `seats`) where each player sits around the table; tuned by `tuning` (the
+    defaults without it)."""
     config = GameConfig(plan.players, plan.set_max, plan.rules)
     seat_dirs = [seat_direction(plan, p) for p in range(plan.players)] if seats else None
     return Tracker(config, detector=detector, gate=gate, spinner_player=plan.spinner_player,
-                   round_index=plan.round_index, evidence_dir=evidence_dir, seats=seat_dirs)
+                   round_index=plan.round_index, evidence_dir=evidence_dir, seats=seat_dirs, tuning=tuning)
 
 
-def run_oracle(plan: SequencePlan, seed: int = 0, noise: Noise | None = None, pixels: bool = False) -> RunResult:
+def run_oracle(plan: SequencePlan, seed: int = 0, noise: Noise | None = None, pixels: bool = False,
+               tuning: TrackerConfig | None = None) -> RunResult:
     """Track a plan on ground-truth-derived detections; `pixels` renders the frames and uses
     the real motion gate instead of the ground-truth one."""
     detector = OracleDetector(plan, seed, noise)
     if not pixels:
-        tracker = make_tracker(plan, detector, TruthGate(plan, seed, noise))
+        tracker = make_tracker(plan, detector, TruthGate(plan, seed, noise), tuning=tuning)
         events: list[TrackEvent] = []
         t0 = time.perf_counter()
         for f in plan.frames:
@@ -76,7 +79,7 @@ def run_oracle(plan: SequencePlan, seed: int = 0, noise: Noise | None = None, pi
 
     renderer = SequenceRenderer(plan)
     frames = plan.frames
-    tracker = make_tracker(plan, lambda _img: detector(frames[tracker.frames - 1]), None)
+    tracker = make_tracker(plan, lambda _img: detector(frames[tracker.frames - 1]), None, tuning=tuning)
     events = []
     spent = 0.0
     for f in frames:
@@ -88,11 +91,11 @@ def run_oracle(plan: SequencePlan, seed: int = 0, noise: Noise | None = None, pi
 
 
 def run_model(plan: SequencePlan, recognizer: Any, evidence_dir: str | None = None,
-              frames: list[Any] | None = None) -> RunResult:
+              frames: list[Any] | None = None, tuning: TrackerConfig | None = None) -> RunResult:
     """Track a plan's rendered frames with the real recognizer and motion gate. Rendering is
     not timed; `frames` may hold the pictures already rendered."""
     renderer = None if frames is not None else SequenceRenderer(plan)
-    tracker = make_tracker(plan, RecognizerDetector(recognizer, plan.set_max), None, evidence_dir)
+    tracker = make_tracker(plan, RecognizerDetector(recognizer, plan.set_max), None, evidence_dir, tuning=tuning)
     events: list[TrackEvent] = []
     spent = 0.0
     for f in plan.frames:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 
+from lab.tuning_file import Tuning, add_config_arg, load_config_arg, tuning_line
 from service.commands.common import add_model_arg, load_recognizer
 from service.errors import UserError
 
@@ -16,6 +17,7 @@ def register(sub) -> None:
                    help="rendered double-6 rounds fed to the live tracker (default 1, ~25 s; 0 leaves it out)")
     p.add_argument("--json", action="store_true", help="print the report as one JSON object")
     add_model_arg(p)
+    add_config_arg(p)
     p.set_defaults(func=run)
 
 
@@ -35,17 +37,21 @@ def run(args) -> int:
         unknown = [s for s in only if s not in known]
         if unknown:
             raise UserError(f"--only: no case {', '.join(unknown)} (cases: {', '.join(sorted(known))})")
-    rec = load_recognizer(args.model)
-    config = BenchConfig(repeat=args.repeat, only=only,
-                         tracker=TrackerBenchConfig(rounds=args.tracker_rounds) if args.tracker_rounds else None)
+    tuning = load_config_arg(args.config)
+    rec = load_recognizer(args.model, tuning.recognizer)
+    tracker = TrackerBenchConfig(rounds=args.tracker_rounds, tuning=tuning.tracker) if args.tracker_rounds else None
+    config = BenchConfig(repeat=args.repeat, only=only, tracker=tracker)
     try:
         report = run_bench(rec, config)
     except ModelError as exc:
         raise UserError(str(exc)) from None
+    ran_with = Tuning(rec.config, tuning.tracker)
+    report["config"] = ran_with.to_dict()
     if args.json:
         print(json.dumps(report, indent=1, ensure_ascii=False))
     else:
         _print(report)
+        print(tuning_line(ran_with, args.config))
     return 0
 
 

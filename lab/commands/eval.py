@@ -9,6 +9,8 @@ from engine.tiles import SUPPORTED_SETS
 from service.commands.common import add_model_arg, load_recognizer
 from service.errors import UserError
 
+from lab.tuning_file import Tuning, add_config_arg, load_config_arg, tuning_line
+
 
 def register(sub) -> None:
     p = sub.add_parser("eval", help="measure recognition on labelled photos (labels.json format)")
@@ -23,18 +25,22 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true", help="print the summary and per-image rows as JSON")
     p.add_argument("--rendered", action="store_true",
                    help="DIR holds rendered scenes (scene JSON with corners) instead of labels.json photos")
+    add_config_arg(p)
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
     from lab.evaluate import eval_labelled, eval_rendered, eval_single_tiles
 
-    rec = load_recognizer(args.model)
+    tuning = load_config_arg(args.config)
+    rec = load_recognizer(args.model, tuning.recognizer)
+    ran_with = Tuning(rec.config, tuning.tracker)
     if args.rendered:
-        print(json.dumps(eval_rendered(Path(args.folder), rec), indent=2))
+        print(json.dumps({**eval_rendered(Path(args.folder), rec), "config": ran_with.to_dict()}, indent=2))
         return 0
     if args.single_tiles:
-        print(json.dumps(eval_single_tiles(Path(args.folder), rec, args.per_class, args.set_max), indent=2))
+        found = eval_single_tiles(Path(args.folder), rec, args.per_class, args.set_max)
+        print(json.dumps({**found, "config": ran_with.to_dict()}, indent=2))
         return 0
     if not args.labels:
         raise UserError("give --labels labels.json (or --single-tiles / --rendered)")
@@ -46,7 +52,8 @@ def run(args) -> int:
     except json.JSONDecodeError as exc:
         raise UserError(f"{labels} is not valid JSON: {exc}") from None
     if args.json:
-        print(json.dumps({"summary": summary, "images": [r.__dict__ for r in rows]}, indent=2))
+        print(json.dumps({"summary": summary, "images": [r.__dict__ for r in rows], "config": ran_with.to_dict()},
+                         indent=2))
         return 0
     print(f"{'image':44s} {'true':>4s} {'found':>5s} {'exact':>5s} {'ends':>5s} {'total':>11s}")
     for r in rows:
@@ -64,6 +71,7 @@ def run(args) -> int:
     print()
     for k, v in summary.items():
         print(f"{k:18s} {v}")
+    print(tuning_line(ran_with, args.config))
     return 0
 
 

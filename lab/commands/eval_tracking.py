@@ -22,6 +22,7 @@ import time
 
 from engine.tiles import SUPPORTED_SETS
 
+from lab.tuning_file import Tuning, add_config_arg, load_config_arg, tuning_line
 from service.errors import UserError
 
 NOISE_LEVELS = ("default", "harsh", "none")
@@ -85,6 +86,7 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     p.add_argument("--events", metavar="FILE",
                    help="also write every round's events to FILE, one JSON object a line with the round's name")
+    add_config_arg(p)
     p.set_defaults(func=run)
 
 
@@ -127,14 +129,10 @@ def _plans(args):
         yield plan
 
 
-def _load_recognizer(path: str | None):
-    from vision.onnx_yolo import ModelError
-    from vision.recognize import Recognizer
+def _load_recognizer(path: str | None, tuning: Tuning):
+    from service.commands.common import load_recognizer
 
-    try:
-        return Recognizer(path or None)
-    except ModelError as exc:
-        raise UserError(str(exc)) from None
+    return load_recognizer(path or None, tuning.recognizer)
 
 
 def _read_frames(plan):
@@ -155,19 +153,19 @@ def _read_frames(plan):
     return frames
 
 
-_RECOGNIZERS: dict[str, object] = {}
+_RECOGNIZERS: dict[tuple[str, Tuning], object] = {}
 
 
 def _track(job):
     """Track one planned round (in this process or a worker): its `RunResult`."""
     from lab.tracking_eval import run_model, run_oracle
 
-    k, plan, model, noise_level, pixels, seed = job
+    k, plan, model, noise_level, pixels, seed, tuning = job
     if model is not None:
-        if model not in _RECOGNIZERS:
-            _RECOGNIZERS[model] = _load_recognizer(model)
-        return run_model(plan, _RECOGNIZERS[model], frames=_read_frames(plan))
-    return run_oracle(plan, seed=seed * 1000 + k, noise=noise_for(noise_level), pixels=pixels)
+        if (model, tuning) not in _RECOGNIZERS:
+            _RECOGNIZERS[model, tuning] = _load_recognizer(model, tuning)
+        return run_model(plan, _RECOGNIZERS[model, tuning], frames=_read_frames(plan), tuning=tuning.tracker)
+    return run_oracle(plan, seed=seed * 1000 + k, noise=noise_for(noise_level), pixels=pixels, tuning=tuning.tracker)
 
 
 def run(args) -> int:
@@ -175,20 +173,21 @@ def run(args) -> int:
 
     if args.rounds < 1:
         raise UserError("--rounds must be at least 1")
+    tuning = load_config_arg(args.config)
     if args.speed:
         if args.events:
             raise UserError("--events goes with tracked rounds, not --speed")
-        return _speed(args)
+        return _speed(args, tuning)
     if args.pixels and args.model is not None:
         raise UserError("--pixels goes with --oracle; --model always renders frames")
     if not 1 <= args.workers <= 64:
         raise UserError("--workers must be 1-64")
     if args.model is not None:
-        _load_recognizer(args.model)  # a bad model path is one clear error, before any work
+        _load_recognizer(args.model, tuning)  # a bad model path is one clear error, before any work
     tally = Tally()
     t0 = time.perf_counter()
     sizes: set[tuple[int, int]] = set()
-    jobs = ((k, plan, args.model, args.noise, args.pixels, args.seed) for k, plan in enumerate(_plans(args)))
+    jobs = ((k, plan, args.model, args.noise, args.pixels, args.seed, tuning) for k, plan in enumerate(_plans(args)))
     events = _open_events(args.events)
     if args.workers > 1:
         import multiprocessing
@@ -220,7 +219,7 @@ def run(args) -> int:
                "sets": sorted({p for p in args.sets}) if not args.folder else "from folder",
                "size": list(sorted(sizes)[0]) if len(sizes) == 1 else [list(x) for x in sorted(sizes)],
                "seed": args.seed, **summary,
-               "seconds": round(time.perf_counter() - t0, 1)}
+               "seconds": round(time.perf_counter() - t0, 1), "config": tuning.to_dict()}
     if args.json:
         out = dict(summary)
         if args.examples:
@@ -228,6 +227,7 @@ def run(args) -> int:
         print(json.dumps(out, indent=1))
     else:
         _print(summary)
+        print(f"  {tuning_line(tuning, args.config)}")
         if args.examples:
             print(json.dumps(tally.examples(), indent=1))
     return 0
@@ -298,12 +298,12 @@ def _print(s: dict) -> None:
                   f"{t['false_flags_per_200_plays']}")
 
 
-def _speed(args) -> int:
+def _speed(args, tuning: Tuning) -> int:
     """Processed frames per second with the real recognizer (rendering first, untimed)."""
     from lab.synth.sequence import SequenceRenderer, plan_sequence, sequence_rng
     from lab.tracking_eval import run_model
 
-    recognizer = _load_recognizer(args.model)
+    recognizer = _load_recognizer(args.model, tuning)
     frames_left = args.speed_frames
     total_frames = total_reads = 0
     spent = 0.0
@@ -318,7 +318,7 @@ def _speed(args) -> int:
         renderer = SequenceRenderer(plan)
         pics = [renderer.frame(i) for i in range(n)]
         render += time.perf_counter() - t0
-        run = run_model(plan, recognizer, frames=pics)
+        run = run_model(plan, recognizer, frames=pics, tuning=tuning.tracker)
         total_frames += run.frames
         total_reads += run.frames_read
         spent += run.seconds
@@ -334,10 +334,11 @@ def _speed(args) -> int:
     out = {"kind": "speed", "size": list(args.size), "frames": total_frames, "recognizer_reads": total_reads,
            "tracker_seconds": round(spent, 2), "processed_fps": round(total_frames / spent, 1) if spent else None,
            "recognizer_ms_per_read": round(per_read * 1000, 1), "render_seconds_untimed": round(render, 1),
-           "target_fps": 15}
+           "target_fps": 15, "config": tuning.to_dict()}
     if args.json:
         print(json.dumps(out, indent=1))
     else:
         print(f"speed at {args.size[0]}x{args.size[1]}: {out['processed_fps']} processed frames/s over {total_frames} "
               f"frames (recognizer ran on {total_reads}, {out['recognizer_ms_per_read']} ms each); target 15")
+        print(tuning_line(tuning, args.config))
     return 0

@@ -7,6 +7,7 @@ from ..cli import UserError
 
 if TYPE_CHECKING:
     from engine import HouseRules
+    from vision.recognition.config import RecognizerConfig
 
 RULES_HELP = (
     "house rules: a preset (plain, encyclopedia, montgomery, howto, escale), a JSON file "
@@ -14,13 +15,14 @@ RULES_HELP = (
 )
 
 
-def load_recognizer(model: str | None):
-    """The recognizer for `--model` (a detector file or a folder of both models), or a one-line error."""
+def load_recognizer(model: str | None, config: RecognizerConfig | None = None):
+    """The recognizer for `--model` (a detector file or a folder of both models), tuned by `config`
+    (the defaults without it), or a one-line error."""
     from vision.onnx_yolo import ModelError
     from vision.recognize import Recognizer
 
     try:
-        return Recognizer(model)
+        return Recognizer(model, config=config)
     except ModelError as exc:
         raise UserError(str(exc)) from None
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
+from numbers import Integral, Real
 from typing import Any
 
 from ..correct import SURE_READING
@@ -9,7 +10,7 @@ from ..halfreader import SMALL_TILE_PX
 
 
 class RecognizerConfigError(ValueError):
-    """A configuration given by name that the recognizer does not know."""
+    """A configuration the recognizer cannot use: a setting it does not know, or a value of the wrong kind."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,20 @@ class RecognizerConfig:
     guess_below_faces: int = 2
     """Faces showing a divider, below which a photo whose boxes show no angle is read again in a
     guessed steep view (see `vision.recognize.GUESS_BELOW_FACES`)."""
+
+    def __post_init__(self) -> None:
+        """Values of the wrong kind are refused where they are given: a threshold given as text
+        would otherwise fail deep inside a reading, or (a flag given as 0) pass unnoticed."""
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.type == "bool":
+                ok, kind = isinstance(value, bool), "true or false"
+            elif f.type == "int":
+                ok, kind = isinstance(value, Integral) and not isinstance(value, bool), "a whole number"
+            else:
+                ok, kind = isinstance(value, Real) and not isinstance(value, bool), "a number"
+            if not ok:
+                raise RecognizerConfigError(f"recognizer setting {f.name} must be {kind}, got {value!r}")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -1,0 +1,123 @@
+"""A tuning file: the recognizer's and the tracker's configuration for one measuring run.
+
+The lab's measuring commands take `--config FILE` so that a change of tuning is measured without
+editing code, and write the configuration they ran with into what they report, so that a figure
+is never read without the tuning that produced it. The file is a JSON object of up to two parts,
+
+    {"recognizer": {"small_tile_px": 80}, "tracker": {"window": 4}}
+
+each naming only the settings it changes (the rest keep their defaults: see `RecognizerConfig`
+and `TrackerConfig`). Anything the configurations do not know is refused, not ignored: a misspelt
+name left at its default would measure the defaults while seeming to measure a change.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from service.errors import UserError
+
+if TYPE_CHECKING:  # imported when used: the commands' parsers import this module, and build fast
+    from vision.recognition.config import RecognizerConfig
+    from vision.tracking.tuning import TrackerConfig
+
+SECTIONS = ("recognizer", "tracker")
+"""The parts a tuning file may hold, each optional."""
+
+
+class TuningFileError(ValueError):
+    """A tuning file that cannot be used; the message is one line naming the file."""
+
+
+class Tuning(NamedTuple):
+    """The recognizer's and the tracker's configuration, as a pair."""
+
+    recognizer: RecognizerConfig
+    tracker: TrackerConfig
+
+    @classmethod
+    def defaults(cls) -> Tuning:
+        """Both parts at their defaults: what a run without a tuning file measures."""
+        from vision.recognition.config import RecognizerConfig
+        from vision.tracking.tuning import TrackerConfig
+
+        return cls(RecognizerConfig(), TrackerConfig())
+
+    def to_dict(self) -> dict[str, dict[str, Any]]:
+        """Every setting of both parts, defaults included: what an evaluation output records."""
+        return {"recognizer": self.recognizer.to_dict(), "tracker": self.tracker.to_dict()}
+
+    def changes(self) -> dict[str, dict[str, Any]]:
+        """The settings that differ from the defaults, by part (parts without any left out)."""
+        defaults = Tuning.defaults().to_dict()
+        out = {}
+        for part, values in self.to_dict().items():
+            changed = {k: v for k, v in values.items() if v != defaults[part][k]}
+            if changed:
+                out[part] = changed
+        return out
+
+
+def read_tuning_file(path: str | Path) -> Tuning:
+    """The configuration a tuning file gives; `TuningFileError` (one line) when it cannot be read or used."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise TuningFileError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TuningFileError(f"{path}: cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TuningFileError(f"{path}: not valid JSON ({exc})") from None
+    return tuning_from_dict(data, str(path))
+
+
+def tuning_from_dict(data: Any, source: str = "tuning") -> Tuning:
+    """The configuration an object of the tuning file's form gives; `source` names it in errors."""
+    from vision.recognition.config import RecognizerConfig, RecognizerConfigError
+    from vision.tracking.tuning import TrackerConfig, TrackerConfigError
+
+    if not isinstance(data, dict):
+        raise TuningFileError(f"{source}: must hold a JSON object with {' and/or '.join(map(repr, SECTIONS))}, "
+                              f"got {type(data).__name__}")
+    unknown = sorted(str(k) for k in data if k not in SECTIONS)
+    if unknown:
+        raise TuningFileError(f"{source}: unknown part {', '.join(map(repr, unknown))}; "
+                              f"a tuning file holds {' and/or '.join(map(repr, SECTIONS))}")
+    parts = {}
+    for part, config, error in (("recognizer", RecognizerConfig, RecognizerConfigError),
+                                ("tracker", TrackerConfig, TrackerConfigError)):
+        try:
+            parts[part] = config.from_dict(data.get(part, {}))
+        except error as exc:  # the configuration's own message, which names the setting
+            raise TuningFileError(f"{source}: {part}: {exc}") from None
+    return Tuning(**parts)
+
+
+def tuning_line(tuning: Tuning, path: str | Path | None) -> str:
+    """One line for a text report saying which tuning it ran with, naming only what differs from the defaults."""
+    changes = tuning.changes()
+    if path is None and not changes:
+        return "tuning: defaults"
+    what = "; ".join(f"{part}: " + ", ".join(f"{k}={v}" for k, v in values.items())
+                     for part, values in changes.items())
+    return f"tuning: {path or 'given'} ({what or 'every setting at its default'})"
+
+
+def add_config_arg(parser: Any) -> None:
+    """`--config FILE`, the same on every lab command that measures the recognizer or the tracker."""
+    parser.add_argument("--config", metavar="FILE", default=None,
+                        help='tuning file: JSON {"recognizer": {...}, "tracker": {...}}, each part optional, '
+                             "naming only the settings it changes (the defaults otherwise)")
+
+
+def load_config_arg(path: str | None) -> Tuning:
+    """The tuning `--config` names (the defaults without it); a bad file is a one-line error for the terminal."""
+    if path is None:
+        return Tuning.defaults()
+    try:
+        return read_tuning_file(path)
+    except TuningFileError as exc:
+        raise UserError(f"--config: {exc}") from None
