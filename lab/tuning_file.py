@@ -86,7 +86,7 @@ def tuning_from_dict(data: Any, source: str = "tuning") -> Tuning:
     if unknown:
         raise TuningFileError(f"{source}: unknown part {', '.join(map(repr, unknown))}; "
                               f"a tuning file holds {' and/or '.join(map(repr, SECTIONS))}")
-    parts = {}
+    parts: dict[str, Any] = {}
     for part, config, error in (("recognizer", RecognizerConfig, RecognizerConfigError),
                                 ("tracker", TrackerConfig, TrackerConfigError)):
         try:

@@ -51,7 +51,8 @@ def test_a_file_names_only_what_it_changes_and_the_rest_keeps_its_defaults(tmp_p
     tuning = read_tuning_file(_file(tmp_path, {"recognizer": {"small_tile_px": 80}}))
     assert tuning.recognizer == RecognizerConfig(small_tile_px=80)
     assert tuning.tracker == TrackerConfig()
-    assert read_tuning_file(_file(tmp_path, {"tracker": {"window": 4}})) == (RecognizerConfig(), TrackerConfig(window=4))
+    tracker_only = read_tuning_file(_file(tmp_path, {"tracker": {"window": 4}}))
+    assert tracker_only == (RecognizerConfig(), TrackerConfig(window=4))
     assert read_tuning_file(_file(tmp_path, {})) == Tuning.defaults()
 
 
@@ -106,14 +107,16 @@ def test_the_tracker_part_changes_what_eval_tracking_measures(tmp_path, capsys):
 
 def test_the_recognizer_part_changes_what_eval_measures(tmp_path, capsys):
     plain = json.loads(_run(capsys, "eval", "--json"))
-    strict = json.loads(_run(capsys, "eval", "--json", "--config", _file(tmp_path, {"recognizer": {"detector_conf": 0.97}})))
+    strict = json.loads(_run(capsys, "eval", "--json",
+                             "--config", _file(tmp_path, {"recognizer": {"detector_conf": 0.97}})))
     assert plain["summary"]["tile_recall"] == 1.0
     assert strict["summary"]["tile_recall"] < 1.0  # boxes under 0.97 left out
     assert strict["config"] == Tuning(RecognizerConfig(detector_conf=0.97), TrackerConfig()).to_dict()
 
 
 def test_the_recognizer_part_reaches_the_bench_s_recognizer(tmp_path, capsys):
-    report = json.loads(_run(capsys, "bench", "--json", "--config", _file(tmp_path, {"recognizer": {"detector_conf": 0.97}})))
+    report = json.loads(_run(capsys, "bench", "--json",
+                             "--config", _file(tmp_path, {"recognizer": {"detector_conf": 0.97}})))
     assert report["config"]["recognizer"]["detector_conf"] == 0.97
     assert report["config"]["tracker"] == TrackerConfig().to_dict()
     assert report["cases"]["frame_1280x720"]["tiles_found"] == 0  # the defaults find its tiles (test_bench)
