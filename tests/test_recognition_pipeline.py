@@ -226,7 +226,7 @@ def test_each_face_read_traces_the_stage_that_gave_it_its_first_values():
 
     from vision.imageio import load_image
     from vision.recognize import Recognizer
-    from vision.synth.table import render_table
+    from lab.synth.table import render_table
     from vision.types import tile_length
 
     img = render_table(np.random.default_rng(3), (1280, 720), set_max=9).image
