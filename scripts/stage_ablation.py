@@ -1,7 +1,8 @@
 """What each recognizer stage does on the labelled real photos: the recognizer run with each
 optional stage left out in turn, scored by tile identity against the labels.
 
-    python scripts/stage_ablation.py [--real DIR] [--stages NAME,...] [--sets NAME,...] [--unlabelled] [--json OUT]
+    python scripts/stage_ablation.py [--real DIR] [--stages NAME,...] [--sets NAME,...] [--unlabelled]
+                                     [--rendered SCENES ...] [--json OUT]
 
 Every `labels.json` under DIR (default ../shared/data/real) is a photo set (the root's labels
 split by their first folder): each photo is read as `chickenfoot score` reads it (levelled,
@@ -10,8 +11,11 @@ and precision; a labelled `standing` or `unreadable` tile is neither required no
 against precision, up to their count). Prints a table of stage x set: recall and precision
 without the stage, and how many photos read other tiles than with every stage. A stage that
 changes nothing anywhere shows `=`. `--unlabelled`: folders of pictures with no labels (the
-webcam shots) are sets too, measured by the photos changed alone. Lab only: slow (the whole set
-once per stage).
+webcam shots) are sets too, measured by the photos changed alone. `--rendered SCENES`: a folder
+of rendered scenes (`chickenfoot lab synth ... --no-crops --out D`, then D/scenes) is a set too,
+read with its set declared and scored as `chickenfoot lab eval --rendered` scores it (tiles
+matched by overlap; recall, precision and exact tile). Lab only: slow (the whole set once per
+stage).
 """
 from __future__ import annotations
 
@@ -75,12 +79,32 @@ def read_set(rec, photos: list[tuple[Path, dict]]) -> list[list[tuple[int, int]]
     return [tile_identities(rec.recognize_loaded(load_image(str(path)), None, level=True)) for path, _ in photos]
 
 
+def read_rendered(rec, scenes: Path) -> tuple[list[list[tuple[int, int]]], dict[str, float | None]]:
+    """Each rendered scene's tiles as read, and the set's scores the way `lab eval --rendered`
+    counts them (`lab.evaluate.score_rendered`)."""
+    from lab.evaluate import score_rendered
+
+    found, scores = [], []
+    for f in sorted(scenes.glob("*.json")):
+        label = json.loads(f.read_text())
+        tiles = rec.recognize(scenes / label["image"], set_max=label["set"]).tiles
+        found.append(sorted(tuple(sorted(t.pips)) for t in tiles))
+        scores.append(score_rendered(label["tiles"], [(t.corners, t.pips) for t in tiles]))
+    n = sum(s.true_tiles for s in scores)
+    tp = sum(s.matched for s in scores)
+    fp = sum(s.extra for s in scores)
+    return found, {"recall": tp / n if n else 0.0, "precision": tp / (tp + fp) if tp + fp else 0.0,
+                   "exact": sum(s.exact for s in scores) / n if n else 0.0}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--real", type=Path, default=ROOT.parent / "shared" / "data" / "real")
     ap.add_argument("--stages", default="", help="only these optional stages (comma-separated names)")
     ap.add_argument("--sets", default="", help="only these photo sets (comma-separated names)")
     ap.add_argument("--unlabelled", action="store_true", help="folders of pictures without labels are sets too")
+    ap.add_argument("--rendered", type=Path, action="append", default=[],
+                    help="a folder of rendered scenes (with their JSON labels) as one more set; repeatable")
     ap.add_argument("--json", type=Path, help="also write the table here")
     args = ap.parse_args(argv)
 
@@ -90,6 +114,8 @@ def main(argv: list[str] | None = None) -> int:
     sets = photo_sets(args.real, args.unlabelled)
     if args.sets:
         sets = {k: v for k, v in sets.items() if k in args.sets.split(",")}
+    for scenes in args.rendered:
+        sets[f"rendered:{scenes.parent.name or scenes.name}"] = scenes
     if not sets:
         print(f"no labelled photos under {args.real}")
         return 1
@@ -105,11 +131,14 @@ def main(argv: list[str] | None = None) -> int:
         row = {}
         for set_name, photos in sets.items():
             t0 = time.perf_counter()
-            found = read_set(rec, photos)
+            if isinstance(photos, Path):
+                found, scores = read_rendered(rec, photos)
+            else:
+                found = read_set(rec, photos)
+                scores = score(found, [label for _, label in photos])
             if stage is None:
                 base[set_name] = found
-            row[set_name] = {**score(found, [label for _, label in photos]),
-                             "changed": sum(a != b for a, b in zip(found, base[set_name])),
+            row[set_name] = {**scores, "changed": sum(a != b for a, b in zip(found, base[set_name])),
                              "seconds": round(time.perf_counter() - t0, 1)}
         rows[name] = row
         print(_line(name, row, sets), flush=True)
@@ -124,6 +153,8 @@ def _line(name: str, row: dict, sets: dict) -> str:
         r = row[set_name]
         changed = "=" if r["changed"] == 0 else f"{r['changed']} changed"
         scored = f"R {r['recall']:.3f} P {r['precision']:.3f} " if r["recall"] is not None else ""
+        if "exact" in r:
+            scored += f"E {r['exact']:.3f} "
         cells.append(f"{set_name}: {scored}{changed:>9}")
     return f"{name:<28} " + "  ".join(cells)
 
