@@ -49,8 +49,9 @@ DEFAULTS = {"tables": 10, "table_seed": 7, "rounds": 2, "round_seed": 0}
 TIMING = {"seconds", "layout_seconds", "tracker_seconds", "tracker_fps", "images_per_second"}
 SCORE_TILE_FIELDS = ("id", "pips", "corners", "face_down", "notes")
 SCORE_FIELDS = ("face_down", "total", "score", "set", "warnings")
-RUN_FIELDS = {"kind", "noise", "sets", "size", "seed", "by_set", "examples"}
-"""What `eval-tracking --json` says about the run as a whole rather than about its rounds."""
+RUN_FIELDS = {"kind", "noise", "sets", "size", "seed", "by_set", "examples", "config"}
+"""What `eval-tracking --json` says about the run as a whole rather than about its rounds (the
+tuning it ran with included: a change of tuning shows in the rounds' events and figures)."""
 
 
 def _cli() -> str:
