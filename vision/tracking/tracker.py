@@ -43,7 +43,8 @@ sees at up to twice its size instead of three quarters (`_look_closer`).
 (`intake`), observations matched to the board (`observing`), a decision's steps in their
 declared order (`corrections.STEPS`), board changes (`placing`) and plays judged (`judging`),
 the reader's misreadings corrected (`misreads`, `loose`, `closer`), flags (`flags`), the hands
-and the score sheet (`hands`, `bookkeeping`), flagged frames saved (`evidence`), and the
+and the score sheet (`hands`, `bookkeeping`), flagged plays told to event sinks (`evidence`: one
+saves their frames), and the
 tuning all of them read (`tuning.TrackerConfig`).
 """
 from __future__ import annotations
@@ -63,7 +64,7 @@ from .closer import CloserLooks, DenseGuess
 from .corrections import decide
 from .detector import Detector, RecognizerDetector
 from .events import TrackEvent
-from .evidence import EvidenceFolder
+from .evidence import EventSink, EvidenceFolder
 from .flags import Flags
 from .geometry import TilePose
 from .hands import HandWatch
@@ -97,8 +98,9 @@ class Tracker(FrameIntake, Observing, LooseTiles, Misreads, CloserLooks, Placing
         self.next_spinner_player = spinner_player % config.players
         self.next_round_index = round_index
         self.evidence_dir = Path(evidence_dir) if evidence_dir else None
-        self.evidence = EvidenceFolder(self.evidence_dir)
-        """Where flagged plays' frames are saved."""
+        self.sinks: list[EventSink] = [EvidenceFolder(self.evidence_dir)] if self.evidence_dir else []
+        """Told of each flagged play as it is made (`evidence.EventSink`); with `evidence_dir`, the
+        folder its frame is saved in."""
         given = {"window": window, "remove_window": remove_window, "recheck_s": recheck_s}
         self.tuning = replace(tuning or TrackerConfig(), **{k: v for k, v in given.items() if v is not None})
         """How the tracker weighs its readings (`TrackerConfig`)."""
