@@ -40,12 +40,12 @@ touching nothing), the tracker reads that place again on a small crop, which the
 sees at up to twice its size instead of three quarters (`_look_closer`).
 
 `Tracker` holds the state; each part of the work is a module of its own: frame intake
-(`intake`), observations matched to the board (`observing`), a decision's steps in their
-declared order (`corrections.STEPS`), board changes (`placing`) and plays judged (`judging`),
-the reader's misreadings corrected (`misreads`, `loose`, `closer`), flags (`flags`), the hands
-and the score sheet (`hands`, `bookkeeping`), flagged plays told to event sinks (`evidence`: one
-saves their frames), and the
-tuning all of them read (`tuning.TrackerConfig`).
+(`intake`), observations matched to the board (`observing`), what they show changed (`changes`, a
+pure function), a decision's steps in their declared order (`corrections.STEPS`), board changes
+(`placing`) and plays judged (`judging`), the reader's misreadings corrected (`misreads`, `loose`,
+`closer`), flags (`flags`), the hands and the score sheet (`hands`, `bookkeeping`), flagged plays
+told to event sinks (`evidence`: one saves their frames), and the tuning all of them read
+(`tuning.TrackerConfig`).
 """
 from __future__ import annotations
 
