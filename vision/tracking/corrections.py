@@ -15,16 +15,12 @@ from typing import TYPE_CHECKING, Callable
 from engine import Tile
 
 from .board import BoardTile, Observation, TileStatus, tile_patch
+from .changes import NO_CHANGES, Changes, Found, detect_changes
 from .events import BoardDisturbed, TrackEvent
-from .geometry import TilePose
 from .pictures import read_at_place
 
 if TYPE_CHECKING:
     from .tracker import Tracker
-
-Found = tuple[Tile, TilePose, Observation]
-"""A tile to place: its reading, where it lies, and the observation that first showed it."""
-
 
 @dataclass
 class Decision:
@@ -37,6 +33,8 @@ class Decision:
     """Whether a step changed the board (the board then settles on the readings that showed it)."""
     done: bool = False
     """Set by a step that decided everything alone: the steps after it do not run."""
+    changes: Changes = NO_CHANGES
+    """What the observations show changed on the board (`find_changes`)."""
     replaced: dict[Tile, Found] = field(default_factory=dict)
     """Board tiles whose place reads as another tile in every recent observation."""
     found: list[Found] = field(default_factory=list)
@@ -96,24 +94,28 @@ def picture_laid_tiles(d: Decision) -> list[TrackEvent]:
     return []
 
 
-def tiles_gone(d: Decision) -> list[TrackEvent]:
-    """Board tiles absent from every observation of the removal window (read twice at least)."""
+def find_changes(d: Decision) -> list[TrackEvent]:
+    """What the observations show changed (`changes.detect_changes`), found once the board has
+    followed the camera and pictured the tiles laid since it settled, before any step acts."""
     tr = d.tracker
-    if len(tr.window) < tr.remove_window:
+    d.changes = detect_changes(tr.board, tr.window, window_size=tr.window_size, remove_window=tr.remove_window,
+                               last_play=tr._last_played(), last_motion=tr._last_motion)
+    return []
+
+
+def tiles_gone(d: Decision) -> list[TrackEvent]:
+    """Board tiles absent from every observation of the removal window, taken away."""
+    if not d.changes.gone:
         return []
-    span = tr.window[-tr.remove_window:]
-    gone = [bt for bt in tr.board.values() if not bt.missing and tr._moved_since(bt.frame)
-            and not any(tr._still_there(bt, o) for o in span)] if tr._readings(span) >= 2 else []
-    if not gone:
-        return []
+    assert d.changes.gone_at is not None
     d.changed = True
-    return tr._tiles_gone(gone, span[0])
+    return d.tracker._tiles_gone(list(d.changes.gone), d.changes.gone_at)
 
 
 def tiles_back(d: Decision) -> list[TrackEvent]:
     """Tiles reported missing that all but one recent observation shows again."""
-    need = len(d.recent) - 1
-    back = [bt for bt in d.tracker.board.values() if bt.missing and sum(bt.tile in o.seen for o in d.recent) >= need]
+    board = d.tracker.board
+    back = [board[t] for t in d.changes.shown_again if t in board and board[t].missing]
     if not back:
         return []
     for bt in back:
@@ -125,7 +127,7 @@ def read_changes(d: Decision) -> list[TrackEvent]:
     """What the readings show changed: board tiles' places read as other tiles, and tiles new to
     the board (finding them may correct board tiles misread, reported with them)."""
     tr = d.tracker
-    d.replaced = tr._replacements(d.recent)
+    d.replaced = {old: found for old, found in d.changes.replaced if old in tr.board and found[0] not in tr.board}
     d.found = tr._new_tiles(d.recent)
     if not tr._pending:
         return []
@@ -258,6 +260,7 @@ STEPS: tuple[Step, ...] = (
     camera_knocked,
     follow_small_knock,
     picture_laid_tiles,
+    find_changes,
     tiles_gone,
     tiles_back,
     read_changes,

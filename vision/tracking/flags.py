@@ -15,6 +15,7 @@ from engine.board import SLOT_STRIDE
 
 from .board import BoardTile, Observation, TileStatus, identity
 from .events import FlagWithdrawn, TilePlayed, TrackEvent
+from .evidence import FlagScene, emit
 from .geometry import TilePose
 from .pictures import place_looks_alike
 from .tuning import WAITING_DOUBLE_RULES
@@ -126,17 +127,19 @@ class Flags:
               rule: str | None, message: str, laid: Observation, frame: int | None = None,
               taken_back: int | None = None) -> TilePlayed:
         """An illegal play of `tile` on `on`, laid at `frame` (by default `laid`'s, the picture its
-        evidence is saved from): entered in the round's record (taken back at frame `taken_back`,
-        where it was), and its event."""
+        sinks are told it was seen in): its event, handed to the tracker's sinks (`evidence.emit`) and
+        naming the record they kept, and entered in the round's record (taken back at frame
+        `taken_back`, where it was)."""
         assert self.current is not None
         frame = laid.frame if frame is None else frame
-        evidence = self.evidence.save(laid, tile, pose, parent, message)
+        event = TilePlayed(frame, laid.t, str(tile), player, None if on is None else str(on), None, None,
+                           legal=False, rule=rule, message=message)
+        evidence = event.evidence = emit(self.sinks, [event], FlagScene(laid, tile, pose, parent))
         self.current.illegal.append({"tile": str(tile), "player": player, "on": None if on is None else str(on),
                                      "rule": rule, "message": message, "frame": frame, "t": round(laid.t, 3),
                                      "evidence": evidence,
                                      **({"taken_back_frame": taken_back} if taken_back is not None else {})})
-        return TilePlayed(frame, laid.t, str(tile), player, None if on is None else str(on), None, None,
-                          legal=False, rule=rule, message=message, evidence=evidence)
+        return event
 
     def _laid_before_last(self, tile: Tile, pose: TilePose, parent: BoardTile, touching: int | None,
                           obs: Observation) -> TrackEvent | None:

@@ -70,13 +70,12 @@ class FrameIntake:
         self._places_looked_at = 0
         self._reads_since_change = 0  # a new picture earns its own reads before settling
         if self._still:  # a new stretch of motion: hands seen before it are not this one's
-            self._entries.clear()
+            self.hand_seats.new_motion()
             self._before_motion = self._settled_image
             self._still_before_motion = Picture(self._last_still) if self._last_still is not None else None
         self._still = 0
         if reading.entry is not None:
-            self._entries.append((index, reading.entry))
-            del self._entries[:-20]
+            self.hand_seats.hand_came_in(index, reading.entry)
 
     def _after_motion(self, reading: MotionReading) -> None:
         """The first still frame read after a motion: the readings before it still hold where the

@@ -5,7 +5,6 @@ fits nearly as well as one they refuse.
 """
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -53,39 +52,17 @@ class Judging:
 
     def seat_of_hand(self, before: int) -> int | None:
         """The seat the last hand before frame `before` came from, if seats are known."""
-        if not self.seats:
-            return None
-        entry = next((e for f, e in reversed(self._entries) if f < before), None)
-        if entry is None:
-            return None
-        size = np.array(self.size if self.size is not None else self._picture_size(), float)
-        point = np.array(entry) * size
-        centre = size / 2
-        angle = math.atan2(point[1] - centre[1], point[0] - centre[0])
-        gaps = [abs((angle - s + math.pi) % (2 * math.pi) - math.pi) for s in self.seats]
-        best = int(np.argmin(gaps))
-        spacing = 2 * math.pi / len(self.seats)
-        return best if gaps[best] < 0.6 * spacing else None
+        return self.hand_seats.seat_of_hand(before, self._picture_size())
 
     def _picture_size(self) -> tuple[float, float]:
-        return getattr(self.gate, "picture_size", (1.0, 1.0))
+        """The picture's size (width, height): the frames', or the motion gate's before the first."""
+        return self.size if self.size is not None else getattr(self.gate, "picture_size", (1.0, 1.0))
 
     def _follow_hand(self, obs: Observation) -> None:
         """If the hand that laid this tile came from another seat than the engine expects, the
         players in between drew and passed (which a camera does not see)."""
-        if self.current is None or not self.seats:
-            return
-        seat = self.seat_of_hand(obs.frame)
-        referee = self.current.referee
-        n = self.config.players
-        if seat is None or seat == referee.turn:
-            return
-        if n >= 3 and (seat - referee.turn) % n == n - 1:
-            # everyone else passing is rarer than an earlier hand misjudged: take back the
-            # latest pass inferred from a hand instead (or keep the turn order if none)
-            referee.forget_pass()
-            return
-        referee.note_pass((seat - 1) % n)
+        if self.current is not None:
+            self.hand_seats.follow_hand(self.current.referee, self.config.players, obs.frame, self._picture_size())
 
     def _judge(self, tile: Tile, pose: TilePose, obs: Observation,
                candidates: list[tuple[float, BoardTile, Any]], hand: bool = True) -> TrackEvent:

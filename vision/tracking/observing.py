@@ -15,8 +15,8 @@ from engine import Tile
 
 from ..capture import small_tiles_warning
 from ..types import tile_length
-from .board import (BoardTile, Observation, TileStatus, associate, at_place_of, identity, mean_pose, register,
-                   same_picture, tile_patch)
+from .board import BoardTile, Observation, TileStatus, associate, at_place_of, identity, mean_pose, register, tile_patch
+from .changes import looks_unchanged, readings, still_there
 from .events import CameraMoved, Notice, TrackEvent
 from .geometry import TilePose, motion_size
 from .pictures import Picture, as_3x3, read_at_place, turned_end_for_end
@@ -96,15 +96,10 @@ class Observing:
             if not bt.missing and any(read_at_place(bt.tile, o) for o in observations):
                 bt.patch = tile_patch(image, bt.pose)
 
-    def _unchanged(self, bt: BoardTile, obs: Observation) -> bool:
+    @staticmethod
+    def _unchanged(bt: BoardTile, obs: Observation) -> bool:
         """Whether `bt`'s place in `obs` still looks as it did when the board last settled."""
-        if bt.patch is None or obs.image is None or obs.motion is not None:
-            return False
-        known = obs.unchanged.get(bt.tile)
-        if known is None:
-            cur = tile_patch(obs.image, bt.pose)
-            known = obs.unchanged[bt.tile] = cur is not None and same_picture(bt.patch, cur)
-        return known
+        return looks_unchanged(bt, obs)
 
     @staticmethod
     def _clusters(observations: list[Observation]) -> list[list[tuple[int, TilePose]]]:
@@ -131,32 +126,6 @@ class Observing:
                 return True
         counts = Counter(old for o in observations for old in o.conflicts)
         return any(n >= 2 for n in counts.values())
-
-    def _replacements(self, recent: list[Observation]) -> dict[Tile, tuple[Tile, TilePose, Observation]]:
-        """Known tiles whose place reads as another tile in every one of the last
-        `remove_window` observations (a take-back and a new tile under one hand)."""
-        if len(self.window) < self.remove_window:
-            return {}
-        recent = self.window[-self.remove_window:]
-        need = len(recent)
-        out: dict[Tile, tuple[Tile, TilePose, Observation]] = {}
-        keys = set().union(*(o.conflicts.keys() for o in recent))
-        for old in keys:
-            # a tile flagged illegal was judged from its readings alone: a clear majority of
-            # readings saying otherwise is enough to read it again
-            bt = self.board.get(old)
-            enough = need - 1 if bt is not None and bt.status == TileStatus.ILLEGAL else need
-            reads = [(o, o.conflicts[old]) for o in recent if old in o.conflicts and old not in o.seen]
-            if len(reads) < enough or self._readings([o for o, _ in reads]) < 2:
-                continue  # (one reading repeated is one reading: a flip of a placed tile is noise)
-            votes = Counter(tile for _, (tile, _) in reads)
-            tile, n = votes.most_common(1)[0]
-            if n < enough or tile in self.board:
-                continue
-            first = next(o for o, (t, _) in reads if t == tile)
-            pose = next(p for _, (t, p) in reversed(reads) if t == tile)
-            out[old] = (tile, pose, first)
-        return out
 
     def _new_tiles(self, recent: list[Observation]) -> list[tuple[Tile, TilePose, Observation]]:
         """Tiles not on the board seen in all but one of the recent observations, at one place.
@@ -274,22 +243,11 @@ class Observing:
     @staticmethod
     def _readings(observations: list[Observation]) -> int:
         """How many runs of the recognizer these observations rest on."""
-        return len({o.read for o in observations})
+        return readings(observations)
 
     def _still_there(self, bt: BoardTile, obs: Observation) -> bool:
-        """Whether `obs` shows something at `bt`'s place: the tile itself, another reading of it,
-        for a tile that cannot be taken back (a spinner, an older play) any reading lying on
-        it, or the very picture the place showed when the board last settled; the recognizer
-        can make one tile into another, or miss it, and a layout tile read as something else
-        or not at all has not left the table."""
-        if bt.tile in obs.seen or bt.tile in obs.conflicts:
-            return True
-        if bt.tile in obs.covered and bt.status in (TileStatus.SPINNER, TileStatus.LEGAL, TileStatus.JOINED) and \
-                not self._is_last_play(bt):
-            return True
-        # read as nothing at all, but its place looks as it did: the reader lost it, the
-        # tile did not leave (on 45-px tiles a double-12 layout loses a few in every reading)
-        return self._unchanged(bt, obs)
+        """Whether `obs` shows something at `bt`'s place (`changes.still_there`)."""
+        return still_there(bt, obs, self._last_played())
 
     def _lost_in_place(self, bt: BoardTile, recent: list[Observation]) -> bool:
         """Whether a play the reader no longer reads still lies in its place as the tile it was
@@ -314,11 +272,6 @@ class Observing:
                 looks, lambda p: identity(p, top) == bt.tile and at_place_of(p, bt.pose)))
         return not self._found_in_every_look(
             looks, lambda p: identity(p, top) != bt.tile and at_place_of(p, bt.pose))
-
-    def _moved_since(self, frame: int) -> bool:
-        """Whether anything moved after `frame`: a tile is never taken away without a hand,
-        so one that merely stops being read is the reader's failure, not a change."""
-        return self._last_motion > frame
 
     def _advise_on_size(self, obs: Observation) -> list[TrackEvent]:
         """Advice where the tiles on the table are too small for their values to be read

@@ -11,6 +11,7 @@ from engine import Tile
 
 from .board import BoardTile, Observation, TileStatus, identity
 from .bookkeeping import RoundBook
+from .changes import is_last_play
 from .closer import DenseGuess
 from .events import BoardCleared, BoardDisturbed, Notice, PlayCorrected, RoundStarted, TileTakenBack, TrackEvent
 from .geometry import TilePose
@@ -20,11 +21,15 @@ from .referee import Referee
 class Placing:
     """Changes to the board: methods of `Tracker`, over the state it sets up in `Tracker.__init__`."""
 
-    def _is_last_play(self, bt: BoardTile) -> bool:
+    def _last_played(self) -> Tile | None:
+        """The tile of the round's last play (None before one)."""
         if self.current is None:
-            return False
+            return None
         last = self.current.referee.last_play()
-        return last is not None and last.tile == bt.tile and bt.status == TileStatus.LEGAL
+        return last.tile if last is not None else None
+
+    def _is_last_play(self, bt: BoardTile) -> bool:
+        return is_last_play(bt, self._last_played())
 
     def _take_back(self, bt: BoardTile, obs: Observation) -> list[TrackEvent]:
         del self.board[bt.tile]

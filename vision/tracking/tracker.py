@@ -40,11 +40,12 @@ touching nothing), the tracker reads that place again on a small crop, which the
 sees at up to twice its size instead of three quarters (`_look_closer`).
 
 `Tracker` holds the state; each part of the work is a module of its own: frame intake
-(`intake`), observations matched to the board (`observing`), a decision's steps in their
-declared order (`corrections.STEPS`), board changes (`placing`) and plays judged (`judging`),
-the reader's misreadings corrected (`misreads`, `loose`, `closer`), flags (`flags`), the hands
-and the score sheet (`hands`, `bookkeeping`), flagged frames saved (`evidence`), and the
-tuning all of them read (`tuning.TrackerConfig`).
+(`intake`), observations matched to the board (`observing`), what they show changed (`changes`, a
+pure function), a decision's steps in their declared order (`corrections.STEPS`), board changes
+(`placing`) and plays judged (`judging`, with the seat a hand came from: `seats`), the reader's
+misreadings corrected (`misreads`, `loose`, `closer`), flags (`flags`), the hands and the score
+sheet (`hands`, `bookkeeping`), flagged plays told to event sinks (`evidence`: one saves their
+frames), and the tuning all of them read (`tuning.TrackerConfig`).
 """
 from __future__ import annotations
 
@@ -63,7 +64,7 @@ from .closer import CloserLooks, DenseGuess
 from .corrections import decide
 from .detector import Detector, RecognizerDetector
 from .events import TrackEvent
-from .evidence import EvidenceFolder
+from .evidence import EventSink, EvidenceFolder
 from .flags import Flags
 from .geometry import TilePose
 from .hands import HandWatch
@@ -75,6 +76,7 @@ from .motion import MotionGate
 from .observing import Observing
 from .pictures import Picture
 from .placing import Placing
+from .seats import Seats
 from .tuning import CLOSE_LOOK_PLACES, SECOND_READING_COST, TrackerConfig
 
 __all__ = ["CLOSE_LOOK_PLACES", "RecognizerDetector", "SECOND_READING_COST", "Tracker", "TrackerConfig", "TrackerState"]
@@ -97,8 +99,9 @@ class Tracker(FrameIntake, Observing, LooseTiles, Misreads, CloserLooks, Placing
         self.next_spinner_player = spinner_player % config.players
         self.next_round_index = round_index
         self.evidence_dir = Path(evidence_dir) if evidence_dir else None
-        self.evidence = EvidenceFolder(self.evidence_dir)
-        """Where flagged plays' frames are saved."""
+        self.sinks: list[EventSink] = [EvidenceFolder(self.evidence_dir)] if self.evidence_dir else []
+        """Told of each flagged play as it is made (`evidence.EventSink`); with `evidence_dir`, the
+        folder its frame is saved in."""
         given = {"window": window, "remove_window": remove_window, "recheck_s": recheck_s}
         self.tuning = replace(tuning or TrackerConfig(), **{k: v for k, v in given.items() if v is not None})
         """How the tracker weighs its readings (`TrackerConfig`)."""
@@ -167,10 +170,8 @@ class Tracker(FrameIntake, Observing, LooseTiles, Misreads, CloserLooks, Placing
         self._looked_around: set[Tile] = set()
         """New tiles touching nothing whose surroundings were looked at closer since the last
         motion (`_parent_from_closer_look`): one look per tile per still stretch."""
-        self.seats = list(seats) if seats is not None else None
-        """Direction (radians, image coordinates, from the middle of the picture) in which each
-        player's arm comes into the picture, in seat order."""
-        self._entries: list[tuple[int, tuple[float, float]]] = []
+        self.hand_seats = Seats(list(seats) if seats is not None else None)
+        """The seats' directions and the hands seen coming in: who laid a play."""
         self._settled_image: Picture | None = None
         """The frame the board last settled on with every reading placed."""
         self._played_legally: set[Tile] = set()
@@ -185,6 +186,11 @@ class Tracker(FrameIntake, Observing, LooseTiles, Misreads, CloserLooks, Placing
         self._still_before_motion: Picture | None = None
         """The last still frame before the last motion began, whatever the reader made of it: the
         table just before the hands that came in then (see `_laid_before_last`)."""
+
+    @property
+    def seats(self) -> list[float] | None:
+        """Direction in which each player's arm comes into the picture (`Seats.directions`)."""
+        return self.hand_seats.directions
 
     def _decide(self) -> list[TrackEvent]:
         """The steps of `corrections.STEPS`, in their order, over the latest observations."""
