@@ -139,7 +139,7 @@ def audit_items(count: int, seed: int) -> dict[str, dict]:
 def tracking_items(rounds: int, seed: int) -> dict[str, dict]:
     """The events of `chickenfoot lab eval-tracking --model --rounds R --seed S`, round by round: each
     round tracked on its own (`--only K`) so that its summary and examples are its own."""
-    from lab.synth.sequence import plan_sequence, sequence_rng
+    from lab.synth.sequence import plan_sequence, round_name, sequence_rng
 
     sets, size = [6, 9, 12, 15], (1280, 720)  # the command's defaults
     items = {}
@@ -149,7 +149,7 @@ def tracking_items(rounds: int, seed: int) -> dict[str, dict]:
             report = json.loads(_run(["lab", "eval-tracking", "--model", "--rounds", str(rounds), "--seed", str(seed),
                                       "--only", str(i), "--json", "--examples", "--events", str(events_file)]))
             lines = [json.loads(line) for line in events_file.read_text().splitlines() if line.strip()]
-            name = f"seed{seed}-{i}"
+            name = round_name(seed, i)
             events = [{k: v for k, v in e.items() if k != "round"} for e in lines if e["round"] == name]
             if len(events) != len(lines):
                 raise SystemExit(f"eval-tracking --only {i} wrote events of rounds other than {name}")

@@ -63,7 +63,7 @@ def tiles(count: int, model: str) -> None:
 
 
 def rounds(seeds: list[int], n: int, model: str, sets: tuple[int, ...] = (6, 9, 12, 15)) -> None:
-    from lab.synth.sequence import SequenceRenderer, plan_sequence, sequence_rng
+    from lab.synth.sequence import SequenceRenderer, plan_sequence, round_name, sequence_rng
     from vision.imageio import LoadedImage
     from vision.recognize import Recognizer
     from vision.types import tile_length
@@ -87,7 +87,7 @@ def rounds(seeds: list[int], n: int, model: str, sets: tuple[int, ...] = (6, 9, 
             else:
                 result = "right" if sorted(found[j].pips) == sorted((t.a, t.b)) else "wrong"
             rows.append((plan.set_max, length, result))
-        print(f"seed{seed}-{k}: double-{plan.set_max}, {len(frame.tiles)} tiles", file=sys.stderr, flush=True)
+        print(f"{round_name(seed, k)}: double-{plan.set_max}, {len(frame.tiles)} tiles", file=sys.stderr, flush=True)
     for set_max in sorted({r[0] for r in rows}):
         print(f"double-{set_max}:")
         for lo, hi in BANDS:

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from lab.commands import eval_tracking
+from lab.synth.sequence import round_name
 from service.cli import UserError
 
 
@@ -56,7 +57,7 @@ def test_events_file_holds_every_round_s_events_named_by_round(capsys, tmp_path)
     events = tmp_path / "events.jsonl"
     summary = _run(capsys, "--rounds", "2", "--seed", "4", "--json", "--events", str(events))
     lines = [json.loads(line) for line in events.read_text().splitlines()]
-    assert {e["round"] for e in lines} == {"seed4-0", "seed4-1"}
+    assert {e["round"] for e in lines} == {round_name(4, 0), round_name(4, 1)}
     assert all(e["kind"] and "frame" in e for e in lines)
     plays = [e for e in lines if e["kind"] == "tile_played"]
     assert len(plays) >= summary["tracker_plays"]  # withdrawn and corrected plays are events too

@@ -104,7 +104,7 @@ def noise_for(level: str):
 def _plans(args):
     from pathlib import Path
 
-    from lab.synth.sequence import load_sequence, plan_sequence, sequence_rng
+    from lab.synth.sequence import load_sequence, plan_sequence, round_name, sequence_rng
 
     if args.folder:
         folders = sorted(p for p in Path(args.folder).iterdir() if (p / "truth.json").is_file())
@@ -125,7 +125,7 @@ def _plans(args):
         if args.only is not None and i not in args.only:
             continue
         plan = plan_sequence(sequence_rng(args.seed, i), args.size, args.sets[i % len(args.sets)])
-        plan.meta["name"] = f"seed{args.seed}-{i}"
+        plan.meta["name"] = round_name(args.seed, i)
         yield plan
 
 

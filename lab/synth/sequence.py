@@ -852,6 +852,11 @@ def sequence_rng(seed: int, index: int) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence([seed, index]))
 
 
+def round_name(seed: int, index: int) -> str:
+    """The name a run gives sequence `index` of `seed` (`sequence_rng`), in its reports and events."""
+    return f"seed{seed}-{index}"
+
+
 def generate_sequences(out: str | Path, count: int, seed: int = 0, size: tuple[int, int] | None = (1280, 720),
                        set_max: int | None = None) -> dict[str, Any]:
     """Render `count` rounds as frame sequences with per-frame ground truth (the synth
