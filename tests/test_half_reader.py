@@ -12,7 +12,7 @@ from vision.halfreader import (CLASSES, HALF_H, HALF_W, ClassifiedHalf, bar_chec
                                pattern_checked, second_look_checked)
 from vision.pipreader import HalfReading, TileReading, colour_distance_view
 from vision.rectify import CROP_L, CROP_W
-from vision.recognize import looks_face_down
+from vision.recognition.faces import looks_face_down
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 
@@ -435,7 +435,7 @@ def test_a_dot_both_readers_see_is_no_cheap_second_reading():
     """A planted 2-1 on a 0 (in a rendered round): the 1's dot scored 0.65, so dropping it
     cost 0.15 and the tracker took the legal 2-0; the half reader read that end 1."""
     from vision.correct import second_readings
-    from vision.recognize import backed_costs
+    from vision.recognition.settling import backed_costs
     from vision.tracking.tracker import SECOND_READING_COST
 
     reading = TileReading((HalfReading(1, [0.65], 0.65), HalfReading(2, [0.76, 0.74], 0.74)), [], (80.0, 4.0))
@@ -447,7 +447,7 @@ def test_a_dot_both_readers_see_is_no_cheap_second_reading():
 
 def test_a_second_reading_the_half_reader_backs_keeps_its_cost():
     from vision.correct import second_readings
-    from vision.recognize import backed_costs
+    from vision.recognition.settling import backed_costs
 
     reading = TileReading((HalfReading(1, [0.65], 0.65), HalfReading(2, [0.76, 0.74], 0.74)), [], (80.0, 4.0))
     seconds = second_readings((1, 2), reading, 6, 0.5)

@@ -169,7 +169,7 @@ def test_a_phantom_over_parts_of_several_tiles_gives_way_though_no_one_tile_cove
 
 
 def test_a_box_with_neither_dot_nor_divider_is_a_tiles_back():
-    from vision.recognize import looks_face_down
+    from vision.recognition.faces import looks_face_down
 
     assert looks_face_down(_plain(0, 0, None))
     assert not looks_face_down(_plain(0, 0, (80.0, 6.0)))  # the double blank shows its divider
@@ -177,7 +177,7 @@ def test_a_box_with_neither_dot_nor_divider_is_a_tiles_back():
 
 
 def test_a_blank_looking_box_at_the_pictures_edge_is_not_called_a_back():
-    from vision.recognize import cut_by_edge
+    from vision.recognition.faces import cut_by_edge
 
     inside = np.array([[100, 100], [140, 100], [140, 180], [100, 180]], np.float32)
     assert not cut_by_edge(inside, 640, 480)
@@ -211,7 +211,7 @@ def _rendered_crop(a: int, b: int, seed: int, face_down: bool = False, bar_rgb=(
 
 def test_a_double_blank_with_a_faint_divider_is_not_taken_for_a_back():
     from vision.pipreader import find_bar
-    from vision.recognize import looks_double_blank, looks_face_down
+    from vision.recognition.faces import looks_double_blank, looks_face_down
 
     for seed in range(4):
         crop = _rendered_crop(0, 0, seed, bar_rgb=(206, 196, 190))  # a thin pale bar on a cream face
@@ -227,7 +227,7 @@ def test_a_double_blank_boxed_off_square_is_not_taken_for_a_back():
     import cv2
 
     from vision.pipreader import find_bar
-    from vision.recognize import FAINT_BAR_CONTRAST, looks_double_blank, looks_face_down
+    from vision.recognition.faces import FAINT_BAR_CONTRAST, looks_double_blank, looks_face_down
 
     for seed in range(4):
         crop = _rendered_crop(0, 0, seed, bar_rgb=(150, 150, 150), bar_frac=0.012)  # a thin grey line
@@ -245,7 +245,7 @@ def test_a_box_over_a_tables_straight_edge_is_not_taken_for_a_double_blank():
     a phantom box over a table's edge (cream border one side, dark table the other) was read 0-0."""
     import cv2
 
-    from vision.recognize import looks_double_blank
+    from vision.recognition.faces import looks_double_blank
 
     crop = np.full((160, 80, 3), (200, 215, 225), np.uint8)
     pts = np.array([[0, 86], [80, 74], [80, 160], [0, 160]], np.int32)  # an edge 8 degrees off square
@@ -256,7 +256,7 @@ def test_a_box_over_a_tables_straight_edge_is_not_taken_for_a_double_blank():
 
 
 def test_a_tiles_back_is_not_taken_for_a_double_blank():
-    from vision.recognize import looks_double_blank
+    from vision.recognition.faces import looks_double_blank
 
     for seed, pattern in enumerate(["plain", "ring", "dimples", "stripe"]):
         crop = _rendered_crop(0, 0, seed, face_down=True, pattern=pattern)
@@ -265,7 +265,7 @@ def test_a_tiles_back_is_not_taken_for_a_double_blank():
 
 
 def test_a_double_blank_is_not_taken_for_a_streaked_patch_of_table():
-    from vision.recognize import looks_mottled
+    from vision.recognition.faces import looks_mottled
 
     for seed in range(6):  # rendered faces with their grain, some with a shadow's edge across
         crop = _rendered_crop(0, 0, seed)
@@ -276,7 +276,8 @@ def test_a_double_blank_is_not_taken_for_a_streaked_patch_of_table():
 
 def test_a_face_of_one_dot_is_not_taken_for_a_streaked_patch_of_table():
     """The dot read is left out of the face, so its rim does not count as a streak."""
-    from vision.recognize import get_recognizer, looks_mottled
+    from vision.recognize import get_recognizer
+    from vision.recognition.faces import looks_mottled
 
     pips = get_recognizer().pips
     read = 0
@@ -307,7 +308,7 @@ def _streaked_patch(seed: int) -> np.ndarray:
 def test_a_streaked_patch_of_table_with_a_speck_taken_for_a_pip_is_not_a_face_of_one_dot():
     import cv2
 
-    from vision.recognize import looks_mottled
+    from vision.recognition.faces import looks_mottled
 
     crop = _streaked_patch(1)
     cv2.circle(crop, (40, 40), 7, (20, 20, 20), -1)
@@ -317,7 +318,7 @@ def test_a_streaked_patch_of_table_with_a_speck_taken_for_a_pip_is_not_a_face_of
 def test_a_blank_face_cut_by_the_pictures_edge_is_not_taken_for_a_patch_of_table_by_the_edge_repeated_beyond_it():
     """The crop of a box reaching past the picture repeats the picture's edge in streaks there;
     only the pixels from inside the picture are judged."""
-    from vision.recognize import looks_mottled
+    from vision.recognition.faces import looks_mottled
     from vision.rectify import inside_picture, rectify_tile
 
     picture = np.full((200, 300, 3), 200, np.uint8)  # a plain face filling the picture...
@@ -333,7 +334,7 @@ def test_a_blank_face_cut_by_the_pictures_edge_is_not_taken_for_a_patch_of_table
 
 def test_a_streaked_patch_of_table_with_a_line_across_its_middle_is_not_a_double_blank_face():
     from vision.pipreader import find_bar
-    from vision.recognize import looks_mottled
+    from vision.recognition.faces import looks_mottled
 
     crop = _streaked_patch(0)
     assert find_bar(crop) is not None
@@ -352,7 +353,7 @@ def test_a_double_blank_with_an_engraved_groove_is_the_double_blank_when_the_hal
     reader is sure of 0 on both ends, a third look, fainter still, finds it (a 0-0 spinner was
     thrown away as a back in every frame of a rendered round)."""
     from vision.pipreader import find_bar
-    from vision.recognize import looks_double_blank, looks_face_down
+    from vision.recognition.faces import looks_double_blank, looks_face_down
 
     for seed in range(4):
         crop = _rendered_crop(0, 0, seed, bar_rgb=(222, 216, 200))
@@ -364,7 +365,7 @@ def test_a_double_blank_with_an_engraved_groove_is_the_double_blank_when_the_hal
 
 def test_a_tiles_back_is_not_taken_for_a_double_blank_even_when_the_half_reader_reads_both_zeros():
     """The half reader reads a plain back as 0-0, sure; only a divider tells the double blank."""
-    from vision.recognize import looks_double_blank
+    from vision.recognition.faces import looks_double_blank
 
     for seed, pattern in enumerate(["plain", "ring", "dimples", "stripe"] * 3):
         crop = _rendered_crop(0, 0, seed, face_down=True, pattern=pattern)
@@ -374,7 +375,7 @@ def test_a_tiles_back_is_not_taken_for_a_double_blank_even_when_the_half_reader_
 
 def test_a_small_blank_box_is_the_double_blank_only_when_the_half_reader_is_sure_of_both_zeros():
     from vision.halfreader import CLASSES, ClassifiedHalf
-    from vision.recognize import looks_double_blank
+    from vision.recognition.faces import looks_double_blank
 
     def half(p0: float) -> ClassifiedHalf:
         p = np.full(CLASSES, (1 - p0) / (CLASSES - 1))
@@ -393,7 +394,7 @@ def _classified_ends(value: int, p0: float):
 def test_a_small_blank_looking_box_is_the_face_the_half_reader_is_sure_of_where_a_fainter_look_finds_its_divider():
     """A pale double-13 on a small tile: no dot reaches the dot detector and the divider is too
     faint for the reader's own look, but the half reader is sure of 13 on each end."""
-    from vision.recognize import looks_a_face_by_pattern, looks_face_down
+    from vision.recognition.faces import looks_a_face_by_pattern, looks_face_down
 
     for seed in range(4):
         crop = _rendered_crop(6, 6, seed, bar_rgb=(206, 196, 190))
@@ -404,7 +405,7 @@ def test_a_small_blank_looking_box_is_the_face_the_half_reader_is_sure_of_where_
 
 
 def test_a_dimpled_back_the_half_reader_takes_for_one_one_stays_a_back():
-    from vision.recognize import looks_a_face_by_pattern
+    from vision.recognition.faces import looks_a_face_by_pattern
 
     for seed in range(4):
         crop = _rendered_crop(0, 0, seed, face_down=True, pattern="dimples")
@@ -425,7 +426,7 @@ def _classified_pair(a: int, b: int, p0: float):
 def test_a_small_blank_looking_box_with_one_blank_end_is_the_face_the_half_reader_is_sure_of():
     """A 43-px 15-0 whose pale 15 showed the dot detector nothing (in a rendered round): a face,
     since a fainter look finds its divider; both ends blank stays the double blank's own test."""
-    from vision.recognize import looks_a_face_by_pattern
+    from vision.recognition.faces import looks_a_face_by_pattern
 
     for seed in range(4):
         crop = _rendered_crop(6, 6, seed, bar_rgb=(206, 196, 190))
@@ -435,7 +436,7 @@ def test_a_small_blank_looking_box_with_one_blank_end_is_the_face_the_half_reade
 
 
 def test_a_back_the_half_reader_takes_for_a_face_with_one_blank_end_stays_a_back():
-    from vision.recognize import looks_a_face_by_pattern
+    from vision.recognition.faces import looks_a_face_by_pattern
 
     for seed, pattern in enumerate(["plain", "ring", "dimples", "stripe"] * 2):
         crop = _rendered_crop(0, 0, seed, face_down=True, pattern=pattern)
@@ -500,7 +501,7 @@ def test_a_small_blank_looking_box_whose_ends_need_several_dots_is_a_face_with_a
     round) showed the dot detector nothing and its divider only at the faintest look; the half
     reader read 10-10, sure. Taken for a back, it cost the round."""
     from vision.pipreader import find_bar
-    from vision.recognize import FAINT_BAR_CONTRAST, looks_a_face_by_pattern
+    from vision.recognition.faces import FAINT_BAR_CONTRAST, looks_a_face_by_pattern
 
     for seed in range(4):
         crop = _rendered_crop(6, 6, seed, bar_rgb=(218, 210, 196))  # a divider hardly darker than the face
@@ -510,7 +511,7 @@ def test_a_small_blank_looking_box_whose_ends_need_several_dots_is_a_face_with_a
 
 
 def test_a_back_with_a_stripe_is_not_read_as_a_face_by_the_faintest_divider():
-    from vision.recognize import looks_a_face_by_pattern
+    from vision.recognition.faces import looks_a_face_by_pattern
 
     for seed, pattern in enumerate(["plain", "ring", "dimples", "stripe"] * 2):
         crop = _rendered_crop(0, 0, seed, face_down=True, pattern=pattern)
@@ -562,7 +563,7 @@ def test_a_small_blank_looking_box_whose_pale_pips_a_colour_view_counts_as_the_h
     """Pale cyan 1s and 2s on small white tiles showed the dot detector nothing and their divider
     only at the faintest look; the half reader was sure of 1-1 and 1-2. Taken for backs, the spinner
     and four of its arms were lost in every frame of a rendered round."""
-    from vision.recognize import FAINT_BAR_CONTRAST, looks_a_face_by_pattern
+    from vision.recognition.faces import FAINT_BAR_CONTRAST, looks_a_face_by_pattern
 
     from vision.pipreader import find_bar
 
@@ -577,7 +578,7 @@ def test_a_small_blank_looking_box_whose_pale_pips_a_colour_view_counts_as_the_h
 
 
 def test_a_back_whose_pattern_the_half_reader_takes_for_ones_stays_a_back_on_the_colour_views():
-    from vision.recognize import looks_a_face_by_pattern
+    from vision.recognition.faces import looks_a_face_by_pattern
 
     count_dots = _dot_counter()
     for seed, pattern in enumerate(["plain", "ring", "dimples", "stripe"] * 2):
@@ -609,7 +610,7 @@ def test_a_small_blank_looking_box_with_a_sure_end_of_dots_beside_an_unsure_blan
     found nothing on its crop, nor its divider, and the half reader was sure of the 8 (0.94) but
     not of the blank beside it (0.24). Taken for a back in every frame, its play was lost."""
     from vision.pipreader import find_bar
-    from vision.recognize import FAINT_BAR_CONTRAST, looks_a_face_by_pattern
+    from vision.recognition.faces import FAINT_BAR_CONTRAST, looks_a_face_by_pattern
 
     count_dots = _dot_counter()
     for seed in range(5):
@@ -625,7 +626,7 @@ def test_a_colour_view_that_finds_a_stray_dot_or_two_on_the_blank_end_of_many_do
     """The dot detector's count on a colour view moves by a dot or two between builds of the same
     libraries: an 8-0 counted as 8-1 or 8-2 is still that face, not a back."""
     from vision.pipreader import find_bar
-    from vision.recognize import FAINT_BAR_CONTRAST, looks_a_face_by_pattern
+    from vision.recognition.faces import FAINT_BAR_CONTRAST, looks_a_face_by_pattern
 
     count_dots = _dot_counter()
     for strays in (1, 2):
@@ -639,7 +640,7 @@ def test_a_colour_view_that_finds_a_stray_dot_or_two_on_the_blank_end_of_many_do
 
 
 def test_a_count_of_many_dots_agrees_within_a_quarter_of_its_value_and_a_count_of_few_exactly():
-    from vision.recognize import dots_agree
+    from vision.recognition.faces import dots_agree
 
     assert dots_agree((8, 0), (8, 0))
     assert dots_agree((8, 2), (8, 0)) and dots_agree((7, 1), (8, 0)) and dots_agree((10, 12), (12, 12))
@@ -649,7 +650,7 @@ def test_a_count_of_many_dots_agrees_within_a_quarter_of_its_value_and_a_count_o
 
 
 def test_a_back_the_half_reader_reads_as_a_sure_end_beside_an_unsure_blank_stays_a_back():
-    from vision.recognize import looks_a_face_by_pattern
+    from vision.recognition.faces import looks_a_face_by_pattern
 
     count_dots = _dot_counter()
     for seed, pattern in enumerate(["plain", "ring", "dimples", "stripe"] * 2):
@@ -684,7 +685,7 @@ def _both_readers():
 def test_a_small_box_called_a_back_is_a_face_where_both_readers_read_the_same_dots():
     """A 1-0 toe with one pale yellow pip on a lilac face (in a rendered round) was boxed as a
     back in every frame, though the half reader read 1-0, sure, and the dot detector found its pip."""
-    from vision.recognize import looks_a_face_by_its_dots
+    from vision.recognition.faces import looks_a_face_by_its_dots
 
     read = _both_readers()
     for seed in (1, 2, 3):
@@ -695,7 +696,7 @@ def test_a_small_box_called_a_back_is_a_face_where_both_readers_read_the_same_do
 
 
 def test_a_back_whose_dimples_the_half_reader_reads_one_one_stays_a_back_without_dots():
-    from vision.recognize import looks_a_face_by_its_dots
+    from vision.recognition.faces import looks_a_face_by_its_dots
 
     read = _both_readers()
     for seed, pattern in enumerate(["plain", "ring", "dimples", "stripe"] * 2):

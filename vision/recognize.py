@@ -23,13 +23,6 @@ from .recognition.boxing import detected, shows_divider
 from .recognition.candidates import Candidates
 from .recognition.config import RecognizerConfig
 from .recognition.context import Context
-from .recognition.faces import (BAR_TURNS, BLANK_SURE, DOT_COUNT_MARGIN, FACE_SURE, FAINT_BAR_CONTRAST,  # noqa: F401
-                                GROOVE_BAR_CONTRAST, GROOVE_BLANK_SURE, MOTTLED_DOT, MOTTLED_SEEN, MOTTLED_SHARE,
-                                MOTTLED_STEP, PALE_PIP_VIEWS, SAME_FACE, cut_by_edge, dots_agree,
-                                looks_a_face_by_its_dots, looks_a_face_by_pattern, looks_double_blank,
-                                looks_face_down, looks_mottled)
-from .recognition.reading import FURTHER_LOOKS  # noqa: F401
-from .recognition.settling import backed_costs  # noqa: F401
 from .types import Recognition, TileDetection
 
 REPO_MODELS = Path(__file__).resolve().parents[1] / "models"
@@ -37,25 +30,8 @@ DETECTOR_FILE = "tile_detector.onnx"
 PIPS_FILE = "pip_detector.onnx"
 HALVES_FILE = "half_reader.onnx"
 BIG_HALVES_FILE = "half_reader_big.onnx"
-BIG_SET_MIN = RecognizerConfig.big_set_min
-"""A picture of a set declared double-13 or more is read by the big sets' half reader
-(`BIG_HALVES_FILE`, where the model folder has one): fine-tuned on their small tiles, it reads
-13-15 better, but with no set or a small set declared it reads some pale small ends as dense 16s
-and 17s, so everywhere else the general half reader reads (models/README.md, the big reader's card)."""
-
-
 def models_dir() -> Path:
     return Path(os.environ.get("CHICKENFOOT_MODELS", REPO_MODELS))
-
-LEVEL_MORE_TWICE = RecognizerConfig.level_more_twice
-"""Tiles read twice more in a levelled reading than in the photo as it is, above which the levelled
-reading is not taken. A set holds each tile once, so a reading full of repeats is full of misreads.
-Why: a dense 1280x720 table seen from above, blurred, with its boxes packed too tight to look like
-dominoes (a rendered double-12 table), was "levelled" as if seen from 59 degrees; the
-levelled reading found 68 faces against 53 and was taken, but read 17 tiles twice and 17 of 52
-right, against 51 of 52 as it was. On the steep rendered tables (seed 2613) every levelled reading
-taken reads no more repeats than the photo as it is, but for one with one more."""
-
 
 LEVEL_BACK_SHARE = 0.25
 """A back shorter than this share of the faces' median length is left out of the search for the
@@ -76,25 +52,9 @@ def _backs_of_a_size(rec: Recognition) -> list[TileDetection]:
     return [t for t in rec.face_down if t.length >= LEVEL_BACK_SHARE * median]
 
 
-LEVEL_ROUNDS = RecognizerConfig.level_rounds
-"""Times a tilted photo is levelled: boxes on tiles seen steeply are nearer a domino's shape than
-the tiles are, so the first view found undoes only part of the tilt; the boxes found on the
-levelled picture, mapped back, show the rest."""
-
-
-GUESS_BELOW_FACES = RecognizerConfig.guess_below_faces
-"""Faces showing a divider in a photo as it is, below which, where the boxes show no angle, the
-photo is read again in a guessed steep view (`perspective.guessed_steep_view`). Why: a table seen
-from 65 degrees off straight down is boxed by the detector hardly at all (copies of the real
-photos so seen: exact tile 0.449), or its tiles' halves are boxed as tiles, which show no divider
-and whose boxes look like dominoes; a guessed view read the copies 0.876. With more such faces
-their boxes and pips show the angle, or that there is none; and a guess costs a second reading
-(1.4 s instead of 0.5 s for a 2718x2718 close-up of two tiles seen from above, where the guess
-was tried with fewer than three faces)."""
-
-
-def _faces_with_a_divider(img: LoadedImage, tiles: list[TileDetection], enough: int = GUESS_BELOW_FACES) -> int:
-    """How many of the faces read show a divider, counted up to `GUESS_BELOW_FACES`. Why not the
+def _faces_with_a_divider(img: LoadedImage, tiles: list[TileDetection], enough: int) -> int:
+    """How many of the faces read show a divider, counted up to `enough`
+    (`RecognizerConfig.guess_below_faces`). Why not the
     faces alone: seen from further than the detector learnt, a tile's two halves are boxed as two
     tiles, and a half shows no divider (rendered double-12 hands seen from 60-72 degrees: 41 of 204
     faces read showed one; hands from above 110 of 148)."""
@@ -172,7 +132,7 @@ class Recognizer:
     def context(self, img: LoadedImage, set_max: int | None = None, tile_px: float | None = None,
                 colour_anchors: Sequence[tuple[int, Any]] = ()) -> Context:
         """What the stages are given for one picture: a declared big set is read by the big sets'
-        half reader (`BIG_SET_MIN`), where the model folder has one."""
+        half reader (`RecognizerConfig.big_set_min`), where the model folder has one."""
         big = self.big_halves is not None and set_max and set_max >= self.config.big_set_min
         return Context(img, set_max, self.config, self.detector, self.pips, self.big_halves if big else self.halves,
                        self._beside, tile_px, colour_anchors)
@@ -202,9 +162,9 @@ class Recognizer:
         angle. Of the levelled readings, the one with the most faces is kept, the later of equals
         (a second round may go astray where the first read well: a real copy seen from 45 degrees
         lost a tile in it), unless it reads more tiles twice than the photo as it is (see
-        `LEVEL_MORE_TWICE`); where every levelled reading does, `rec` is kept. A photo of too
+        `RecognizerConfig.level_more_twice`); where every levelled reading does, `rec` is kept. A photo of too
         few faces showing a divider to show its angle is read again in a guessed steep view
-        (`GUESS_BELOW_FACES`), kept only where the pips read in it are squashed in the photo as
+        (`RecognizerConfig.guess_below_faces`), kept only where the pips read in it are squashed in the photo as
         from 50 degrees or more (`perspective.pips_show_a_tilt`), and levelled from there."""
         readings: list[tuple[Recognition, LevelView | None]] = [(rec, None)]
         seconds, view, again = rec.seconds, None, rec
@@ -237,7 +197,7 @@ class Recognizer:
             again.width, again.height = img.width, img.height
             readings.append((again, view))
         # a levelled reading that reads more tiles twice than the photo as it is did misreads them
-        # (see `LEVEL_MORE_TWICE`): the view it was read in is not the table's
+        # (see `RecognizerConfig.level_more_twice`): the view it was read in is not the table's
         plain = read_twice(rec.tiles)
         trusted = [rv for rv in readings[1:] if read_twice(rv[0].tiles) <= plain + self.config.level_more_twice]
         best, best_view = max(reversed(trusted), key=lambda rv: len(rv[0].tiles)) if trusted else readings[0]

@@ -28,21 +28,36 @@ class RecognizerConfig:
     """Tiles shorter than this (pixels of the picture read) take the half reader's values; longer
     ones are read by their dots, the half reader checking them."""
     big_set_min: int = 13
-    """A picture declared this set or larger is read by the big sets' half reader, where the model
-    folder has one (see `vision.recognize.BIG_SET_MIN`)."""
+    """A picture of a set declared double-13 or more is read by the big sets' half reader
+    (`BIG_HALVES_FILE`, where the model folder has one): fine-tuned on their small tiles, it reads
+    13-15 better, but with no set or a small set declared it reads some pale small ends as dense 16s
+    and 17s, so everywhere else the general half reader reads (models/README.md, the big reader's card)."""
     beside_a_face: float = 1.2
     """How near a face's centre (in its lengths) a small box called a back must lie to be looked
     at again as a face (`boxing.faces_among_backs`): a toe or an arm lies against its tile."""
     sure_reading: float = SURE_READING
     """A reading at least this sure may decide which set is in play (`correct.infer_set_max`)."""
     level_rounds: int = 2
-    """Times a tilted photo is levelled (see `vision.recognize.LEVEL_ROUNDS`)."""
+    """Times a tilted photo is levelled: boxes on tiles seen steeply are nearer a domino's shape than
+    the tiles are, so the first view found undoes only part of the tilt; the boxes found on the
+    levelled picture, mapped back, show the rest."""
     level_more_twice: int = 2
-    """Tiles read twice more in a levelled reading than in the photo as it is, above which the
-    levelled reading is not taken (see `vision.recognize.LEVEL_MORE_TWICE`)."""
+    """Tiles read twice more in a levelled reading than in the photo as it is, above which the levelled
+    reading is not taken. A set holds each tile once, so a reading full of repeats is full of misreads.
+    Why: a dense 1280x720 table seen from above, blurred, with its boxes packed too tight to look like
+    dominoes (a rendered double-12 table), was "levelled" as if seen from 59 degrees; the
+    levelled reading found 68 faces against 53 and was taken, but read 17 tiles twice and 17 of 52
+    right, against 51 of 52 as it was. On the steep rendered tables (seed 2613) every levelled reading
+    taken reads no more repeats than the photo as it is, but for one with one more."""
     guess_below_faces: int = 2
-    """Faces showing a divider, below which a photo whose boxes show no angle is read again in a
-    guessed steep view (see `vision.recognize.GUESS_BELOW_FACES`)."""
+    """Faces showing a divider in a photo as it is, below which, where the boxes show no angle, the
+    photo is read again in a guessed steep view (`perspective.guessed_steep_view`). Why: a table seen
+    from 65 degrees off straight down is boxed by the detector hardly at all (copies of the real
+    photos so seen: exact tile 0.449), or its tiles' halves are boxed as tiles, which show no divider
+    and whose boxes look like dominoes; a guessed view read the copies 0.876. With more such faces
+    their boxes and pips show the angle, or that there is none; and a guess costs a second reading
+    (1.4 s instead of 0.5 s for a 2718x2718 close-up of two tiles seen from above, where the guess
+    was tried with fewer than three faces)."""
 
     def __post_init__(self) -> None:
         """Values of the wrong kind are refused where they are given: a threshold given as text

@@ -65,7 +65,7 @@ class RecognizerDetector:
         frame never shows is found here. Tiles cut by the crop's edge (not the frame's) are left
         out: only part of them was read."""
         from vision.imageio import LoadedImage
-        from vision.recognize import cut_by_edge
+        from vision.recognition.faces import cut_by_edge
 
         h, w = frame.shape[:2]
         r = max(16, int(reach))

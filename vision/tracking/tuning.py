@@ -72,7 +72,7 @@ class TrackerConfig:
     scoring 0.72, "0.22 from the threshold", was dropped whenever that made a play legal: planted 6-5
     laid wrong way round read 6-5 sure and taken as 5-5, a planted 9-7 taken as 9-6. On the 50 seed-12
     rounds 0.2 caught one more planted play and raised no false flag.) A large tile's costs include
-    how much more the half reader believes the value read (`recognize.backed_costs`): a dot scoring
+    how much more the half reader believes the value read (`recognition.settling.backed_costs`): a dot scoring
     0.65 that the half reader sees too is no longer "0.15 from the threshold"."""
     dense_confused: int = 12
     """Values from this up have patterns the half reader confuses with their neighbours on small tiles
