@@ -116,6 +116,15 @@ def _measured(fn):
     return out, seconds, _peak_rss() - before
 
 
+def _fastest(fn, seconds: float, tries: int = 2) -> float:
+    """`seconds`, or where it is over `MAX_SECONDS` the fastest of `tries` more calls of fn: a
+    moment's load on a shared machine can slow one refusal, but a refusal that decodes the
+    picture is slow every time."""
+    if seconds < MAX_SECONDS:
+        return seconds
+    return min([seconds] + [_measured(fn)[1] for _ in range(tries)])
+
+
 @pytest.mark.parametrize("name", list(BOMBS))
 def test_an_image_over_the_pixel_limit_is_refused_before_it_is_decoded(name):
     data = BOMBS[name]()
@@ -123,6 +132,7 @@ def test_an_image_over_the_pixel_limit_is_refused_before_it_is_decoded(name):
     err, seconds, growth = _measured(lambda: load_image(data, name="bomb"))
     assert isinstance(err, ImageError), err
     assert err.kind in ("too_large", "corrupt") and "\n" not in str(err)
+    seconds = _fastest(lambda: load_image(data, name="bomb"), seconds)
     assert seconds < MAX_SECONDS, f"{name}: refused after {seconds:.2f} s"
     assert growth < MAX_PEAK_GROWTH, f"{name}: peak memory grew {growth / 2**20:.0f} MB"
 
@@ -142,11 +152,14 @@ def test_a_bomb_uploaded_to_score_is_refused_with_a_json_4xx_quickly(tmp_path, n
     data = BOMBS[name]()
     with TestClient(create_app(Settings(db_path=tmp_path / "g.sqlite3")), base_url="http://127.0.0.1:8000") as c:
         _warm_models()  # loading the models on the first photo is not the refusal's cost
-        r, seconds, growth = _measured(
-            lambda: c.post("/api/v1/score?annotate=false", files={"photo": ("bomb", data, "application/octet-stream")}))
+        def upload():
+            return c.post("/api/v1/score?annotate=false", files={"photo": ("bomb", data, "application/octet-stream")})
+
+        r, seconds, growth = _measured(upload)
         assert 400 <= r.status_code < 500, r.text
         body = r.json()
         assert body["error"] in ("image_too_large", "bad_image") and body["message"]
+        seconds = _fastest(upload, seconds)
         assert seconds < MAX_SECONDS, f"{name}: refused after {seconds:.2f} s"
         assert growth < MAX_PEAK_GROWTH, f"{name}: peak memory grew {growth / 2**20:.0f} MB"
         assert c.get("/api/v1/health").status_code == 200
