@@ -11,7 +11,7 @@ false tiles on the bare table.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -244,7 +244,7 @@ def evaluate(count: int, seed: int = 0, noise: Noise = Noise(), plant_share: flo
         plan = plan_table(rng, size, set_max, plant)
         det = detections_from_plan(plan, rng, noise)
         rules = HouseRules.from_dict(plan.meta["rules"])
-        out = audit_detections(det.tiles, det.face_down, set_max, rules, None)
+        audit = audit_detections(det.tiles, det.face_down, set_max, rules, None)
         if render:
             from vision.layout_pixels import second_look
 
@@ -253,9 +253,9 @@ def evaluate(count: int, seed: int = 0, noise: Noise = Noise(), plant_share: flo
             image = render_scene(rng, plan.placements, plan.style, size, plan.tile_w, plan.camera, "table",
                                  set_max, hands=int(rng.random() < 0.1)).image
             t1 = time.perf_counter()
-            second_look(image, 1.0, out, rules.spinner_arms)
-            out["layout_seconds"] += time.perf_counter() - t1
-        scores.append(score_scene(plan, det, out))
+            looked = second_look(image, 1.0, audit)
+            audit = replace(looked, layout_seconds=audit.layout_seconds + time.perf_counter() - t1)
+        scores.append(score_scene(plan, det, audit.to_dict()))
         if progress and (i + 1) % 50 == 0:
             print(f"  {i + 1}/{count} tables ({time.perf_counter() - t_start:.0f} s)", flush=True)
     return summarise(scores), scores

@@ -42,7 +42,7 @@ def main() -> int:
         img = load_image(js.with_suffix(".jpg"))
         reading = rec.recognize_loaded(img, scene["set"], level=not args.no_level)
         rules = HouseRules.from_dict(scene["meta"]["rules"])
-        out = audit_photo(reading, scene["set"], rules, None, pixels=img.bgr, to_pixels=1 / img.scale)
+        out = audit_photo(reading, scene["set"], rules, None, pixels=img.bgr, to_pixels=1 / img.scale).to_dict()
         ids = [t["id"] for t in scene["tiles"]]
         corners = [np.array(t["corners"], float) for t in scene["tiles"]]
         centres = np.array([c.mean(0) for c in corners])

@@ -20,8 +20,8 @@ JITTER = Noise(drop=0.0)  # detector noise without missed tiles
 def _read(plan, noise: Noise, seed: int = 0):
     det = detections_from_plan(plan, np.random.default_rng(seed), noise)
     rules = HouseRules.from_dict(plan.meta["rules"])
-    out = audit_detections(det.tiles, det.face_down, plan.set_max, rules, None)
-    return det, out, score_scene(plan, det, out)
+    audit = audit_detections(det.tiles, det.face_down, plan.set_max, rules, None)
+    return det, audit, score_scene(plan, det, audit.to_dict())
 
 
 def _tile(tid: int, centre: tuple[float, float], angle_deg: float, pips: tuple[int, int] | None,
@@ -40,22 +40,22 @@ def _tile(tid: int, centre: tuple[float, float], angle_deg: float, pips: tuple[i
 @pytest.mark.parametrize("seed", range(8))
 def test_clean_detections_give_back_the_true_layout(seed: int) -> None:
     plan = plan_table(np.random.default_rng(seed), plant_kind=None)
-    _, out, score = _read(plan, CLEAN)
+    _, audit, score = _read(plan, CLEAN)
     assert score.correct_edges == score.true_edges == score.found_edges
     assert score.spinner_found
-    assert out["violations"] == []
+    assert audit.violations == ()
 
 
 def test_jittered_detections_give_back_the_true_layout() -> None:
     true = found = correct = spinners = 0
     for seed in range(10):
         plan = plan_table(np.random.default_rng(50 + seed), plant_kind=None)
-        _, out, score = _read(plan, JITTER, seed)
+        _, audit, score = _read(plan, JITTER, seed)
         true += score.true_edges
         found += score.found_edges
         correct += score.correct_edges
         spinners += score.spinner_found
-        assert out["violations"] == [], out["violations"]
+        assert audit.violations == (), audit.violations
     assert correct / found >= 0.99 and correct / true >= 0.99
     assert spinners == 10
 
@@ -71,10 +71,10 @@ def test_strong_perspective_does_not_break_contacts() -> None:
     for t in det.tiles + det.face_down:
         t.corners = cv2.perspectiveTransform(t.corners.reshape(-1, 1, 2).astype(np.float64), hm).reshape(4, 2)
     rules = HouseRules.from_dict(plan.meta["rules"])
-    out = audit_detections(det.tiles, det.face_down, plan.set_max, rules, None)
-    score = score_scene(plan, det, out)
+    audit = audit_detections(det.tiles, det.face_down, plan.set_max, rules, None)
+    score = score_scene(plan, det, audit.to_dict())
     assert score.correct_edges == score.true_edges == score.found_edges
-    assert out["violations"] == []
+    assert audit.violations == ()
 
 
 def _drop_inner_tile(plan, kind: str = "along"):
@@ -99,13 +99,12 @@ def test_missed_tile_in_an_arm_is_reported_as_a_gap() -> None:
     plan = plan_table(np.random.default_rng(4), set_max=12, plant_kind=None, max_tiles=40)
     det, victim = _drop_inner_tile(plan)
     rules = HouseRules.from_dict(plan.meta["rules"])
-    out = audit_detections(det.tiles, det.face_down, plan.set_max, rules, None)
-    assert len(out["gaps"]) == 1
-    gap = out["gaps"][0]
-    assert sorted(gap["pips"]) == sorted(plan.layout["pips"][str(victim)])
-    assert "missing" in gap["message"]
-    assert out["violations"] == []  # the layout continues past the hole
-    score = score_scene(plan, det, out)
+    audit = audit_detections(det.tiles, det.face_down, plan.set_max, rules, None)
+    (gap,) = audit.reading.gaps
+    assert sorted(gap.pips) == sorted(plan.layout["pips"][str(victim)])
+    assert "missing" in gap.to_dict()["message"]
+    assert audit.violations == ()  # the layout continues past the hole
+    score = score_scene(plan, det, audit.to_dict())
     assert score.correct_edges == score.true_edges
 
 
@@ -116,21 +115,22 @@ def test_missed_spinner_is_inferred_from_its_arms() -> None:
     det.tiles = [t for t in det.tiles if t.id != spinner]
     del det.truth_of[spinner]
     rules = HouseRules.from_dict(plan.meta["rules"])
-    out = audit_detections(det.tiles, det.face_down, plan.set_max, rules, None)
-    assert out["violations"] == []
-    inferred = {g["tile"]: g for g in out["gaps"]}
-    assert out["layout"]["spinner"] in inferred
+    audit = audit_detections(det.tiles, det.face_down, plan.set_max, rules, None)
+    assert audit.violations == ()
+    inferred = {g.id: g for g in audit.reading.gaps}
+    spinner = audit.reading.report.spinner_id
+    assert spinner in inferred
     value = plan.layout["pips"][str(plan.layout["spinner"])][0]
-    assert inferred[out["layout"]["spinner"]]["pips"] == [value, value]
+    assert tuple(inferred[spinner].pips) == (value, value)
 
 
 @pytest.mark.parametrize("kind", PLANT_KINDS)
 def test_each_planted_violation_is_found(kind: str) -> None:
     for seed in range(3):
         plan = plan_table(np.random.default_rng(200 + seed), plant_kind=kind)
-        _, out, score = _read(plan, JITTER, seed)
-        assert score.planted_found, (seed, out["violations"])
-        rules_seen = [v["rule"] for v in out["violations"]]
+        _, audit, score = _read(plan, JITTER, seed)
+        assert score.planted_found, (seed, audit.violations)
+        rules_seen = [v.rule for v in audit.violations]
         assert rules_seen.count(kind) >= 1
         assert score.spinner_found
 
@@ -139,11 +139,11 @@ def test_loose_tiles_stay_out_of_the_layout() -> None:
     plan = plan_table(np.random.default_rng(31), plant_kind=None)
     det = detections_from_plan(plan, np.random.default_rng(1), Noise(drop=0.0, false_tiles=4.0))
     rules = HouseRules.from_dict(plan.meta["rules"])
-    out = audit_detections(det.tiles, det.face_down, plan.set_max, rules, None)
-    in_layout = {e["from"] for e in out["layout"]["edges"]} | {e["to"] for e in out["layout"]["edges"]}
+    audit = audit_detections(det.tiles, det.face_down, plan.set_max, rules, None)
+    in_layout = {e.child for e in audit.tree_edges()} | {e.parent for e in audit.tree_edges()}
     assert not in_layout & set(det.false_ids)
-    assert set(det.false_ids) <= set(out["loose_tiles"])
-    assert out["violations"] == []
+    assert set(det.false_ids) <= set(audit.reading.loose)
+    assert audit.violations == ()
 
 
 def test_heap_of_tiles_gets_a_clear_report() -> None:
@@ -165,9 +165,9 @@ def test_hand_with_no_layout_gets_a_clear_report() -> None:
 
 
 def test_no_tiles_at_all() -> None:
-    out = audit_detections([], [], 9)
-    assert out["status"] == "no_tiles"
-    assert out["violations"] == [] and out["layout"]["spinner"] is None
+    audit = audit_detections([], [], 9)
+    assert audit.reading.status == "no_tiles"
+    assert audit.violations == () and audit.to_dict()["layout"]["spinner"] is None
 
 
 def _small_layout(first_id: int, x: float, value: int) -> list[TileDetection]:
@@ -191,7 +191,8 @@ def test_two_separate_layouts_get_a_clear_report() -> None:
 
 def test_report_has_the_promised_keys() -> None:
     plan = plan_table(np.random.default_rng(12), plant_kind="too_many_arms")
-    _, out, _ = _read(plan, JITTER)
+    _, audit, _ = _read(plan, JITTER)
+    out = audit.to_dict()
     json.dumps(out)  # plain JSON all the way down
     for key in ("tiles", "layout", "open_ends", "violations", "loose_tiles"):
         assert key in out
@@ -215,10 +216,10 @@ def test_audit_is_drawn_on_the_photo() -> None:
     scene = render_table(np.random.default_rng(3), (640, 480), 9, plant_kind="ends_do_not_match")
     tiles = [TileDetection(t.id, t.corners, 1.0, t.face_down, None if t.face_down else t.pips, 1.0)
              for t in scene.tiles]
-    out = audit_detections([t for t in tiles if not t.face_down], [t for t in tiles if t.face_down], 9,
-                           HouseRules.from_dict(scene.meta["rules"]))
-    assert [v["rule"] for v in out["violations"]] == ["ends_do_not_match"]
-    picture = draw_audit(scene.image, out)
+    audit = audit_detections([t for t in tiles if not t.face_down], [t for t in tiles if t.face_down], 9,
+                             HouseRules.from_dict(scene.meta["rules"]))
+    assert [v.rule for v in audit.violations] == ["ends_do_not_match"]
+    picture = draw_audit(scene.image, audit.to_dict())
     assert picture.shape == scene.image.shape
     red = (picture[..., 2] > 200) & (picture[..., 1] < 60) & (picture[..., 0] < 60)
     assert red.sum() > 50  # the violation is drawn in red
@@ -311,11 +312,29 @@ def test_second_look_withdraws_a_verdict_caused_by_a_missed_tile() -> None:
     up = [TileDetection(t.id, t.corners, 1.0, False, t.pips, 1.0) for t in scene.tiles
           if not t.face_down and t.id != victim]
     down = [TileDetection(t.id, t.corners, 1.0, True) for t in scene.tiles if t.face_down]
-    out = audit_detections(up, down, 12, rules)
-    assert {v["rule"] for v in out["violations"]} & {"spinner_arms_unfinished", "chickie_unfinished"}
-    out = second_look(scene.image, 1.0, out, rules.spinner_arms)
-    assert out["violations"] == []
-    assert any("could not be read" in w for w in out["warnings"])
+    audit = audit_detections(up, down, 12, rules)
+    assert {v.rule for v in audit.violations} & {"spinner_arms_unfinished", "chickie_unfinished"}
+    looked = second_look(scene.image, 1.0, audit)
+    assert looked.violations == ()
+    assert any("could not be read" in w for w in looked.warnings)
+
+
+def test_the_second_look_leaves_the_audit_it_was_given_unchanged() -> None:
+    from lab.synth.table import render_table
+    from vision.layout_pixels import second_look
+
+    scene = render_table(np.random.default_rng(5001), (1280, 960), 12, plant_kind=None)
+    victim = _structural_leaf(scene)
+    rules = HouseRules.from_dict(scene.meta["rules"])
+    up = [TileDetection(t.id, t.corners, 1.0, False, t.pips, 1.0) for t in scene.tiles
+          if not t.face_down and t.id != victim]
+    down = [TileDetection(t.id, t.corners, 1.0, True) for t in scene.tiles if t.face_down]
+    audit = audit_detections(up, down, 12, rules)
+    before = json.dumps(audit.to_dict())
+    looked = second_look(scene.image, 1.0, audit)
+    assert looked.violations == () and looked.unread_slots  # the look withdrew the verdict...
+    assert json.dumps(audit.to_dict()) == before  # ...in the audit it returned, not in the one it was given
+    assert audit.violations and not audit.unread_slots
 
 
 def test_second_look_keeps_a_real_unfinished_chickie() -> None:
@@ -326,8 +345,8 @@ def test_second_look_keeps_a_real_unfinished_chickie() -> None:
     rules = HouseRules.from_dict(scene.meta["rules"])
     up = [TileDetection(t.id, t.corners, 1.0, False, t.pips, 1.0) for t in scene.tiles if not t.face_down]
     down = [TileDetection(t.id, t.corners, 1.0, True) for t in scene.tiles if t.face_down]
-    out = second_look(scene.image, 1.0, audit_detections(up, down, 12, rules), rules.spinner_arms)
-    assert [v["rule"] for v in out["violations"]] == ["chickie_unfinished"]
+    looked = second_look(scene.image, 1.0, audit_detections(up, down, 12, rules))
+    assert [v.rule for v in looked.violations] == ["chickie_unfinished"]
 
 
 def test_broken_detections_are_left_out_not_a_crash() -> None:
@@ -336,11 +355,11 @@ def test_broken_detections_are_left_out_not_a_crash() -> None:
              TileDetection(1, nan, 0.9, False, (3, 4), 0.9),
              TileDetection(2, np.array([[0, 0], [10, 0], [10, 20], [0, 20]], np.float32), 0.9, False, (3, 40), 0.9),
              *_small_layout(3, 300, 4)]
-    out = audit_detections(tiles, [], 9)
-    json.dumps(out)
-    assert out["unread_tiles"] == [0, 1, 2]
-    assert out["status"] == "ok" and out["violations"] == []
-    assert any("could not be read" in w for w in out["warnings"])
+    audit = audit_detections(tiles, [], 9)
+    json.dumps(audit.to_dict())
+    assert audit.reading.unread == [0, 1, 2]
+    assert audit.reading.status == "ok" and audit.violations == ()
+    assert any("could not be read" in w for w in audit.warnings)
 
 
 def _leaf_beyond_a_hole(plan, on_spinner: bool = False, near: bool = True):
@@ -397,11 +416,11 @@ def test_missed_tile_before_a_lone_leaf_is_a_gap_not_a_tile_laid_apart() -> None
     plan, (victim, leaf) = _plan_with_leaf_beyond_a_hole()
     det = _without(plan, victim)
     rules = HouseRules.from_dict(plan.meta["rules"])
-    out = audit_detections(det.tiles, det.face_down, plan.set_max, rules, None)
-    assert out["violations"] == [], out["violations"]
-    assert sorted(plan.layout["pips"][str(victim)]) in [sorted(g["pips"]) for g in out["gaps"]]
+    audit = audit_detections(det.tiles, det.face_down, plan.set_max, rules, None)
+    assert audit.violations == (), audit.violations
+    assert sorted(plan.layout["pips"][str(victim)]) in [sorted(g.pips) for g in audit.reading.gaps]
     leaf_det = [d for d, lab in det.truth_of.items() if lab == leaf][0]
-    assert leaf_det not in out["loose_tiles"]
+    assert leaf_det not in audit.reading.loose
 
 
 @pytest.mark.parametrize("near", [True, False], ids=["leaf near the layout", "leaf apart"])
@@ -421,10 +440,10 @@ def test_fifth_arm_is_reported_when_an_arm_tile_before_a_leaf_was_missed(near: b
     victim, leaf = found
     det = _without(plan, victim)
     rules = HouseRules.from_dict(plan.meta["rules"])
-    out = audit_detections(det.tiles, det.face_down, plan.set_max, rules, None)
-    assert "too_many_arms" in [v["rule"] for v in out["violations"]], out["violations"]
-    assert "not_connected" not in [v["rule"] for v in out["violations"]]
-    assert sorted(plan.layout["pips"][str(victim)]) in [sorted(g["pips"]) for g in out["gaps"]]
+    audit = audit_detections(det.tiles, det.face_down, plan.set_max, rules, None)
+    assert "too_many_arms" in [v.rule for v in audit.violations], audit.violations
+    assert "not_connected" not in [v.rule for v in audit.violations]
+    assert sorted(plan.layout["pips"][str(victim)]) in [sorted(g.pips) for g in audit.reading.gaps]
 
 
 def test_a_stray_reading_as_the_missed_tile_does_not_veto_the_gap() -> None:
@@ -438,11 +457,11 @@ def test_a_stray_reading_as_the_missed_tile_does_not_veto_the_gap() -> None:
     width = float(np.median([np.linalg.norm(t.corners[0] - t.corners[1]) for t in det.tiles]))
     stray = _tile(999, spot, 30.0, tuple(plan.layout["pips"][str(victim)]), w=width)
     rules = HouseRules.from_dict(plan.meta["rules"])
-    out = audit_detections(det.tiles + [stray], det.face_down, plan.set_max, rules, None)
-    assert out["violations"] == [], out["violations"]
-    assert sorted(plan.layout["pips"][str(victim)]) in [sorted(g["pips"]) for g in out["gaps"]]
-    assert 999 in out["loose_tiles"]
-    assert any("999" in a for a in out["ambiguities"])  # the conflict is said, not hidden
+    audit = audit_detections(det.tiles + [stray], det.face_down, plan.set_max, rules, None)
+    assert audit.violations == (), audit.violations
+    assert sorted(plan.layout["pips"][str(victim)]) in [sorted(g.pips) for g in audit.reading.gaps]
+    assert 999 in audit.reading.loose
+    assert any("999" in a for a in audit.reading.ambiguities)  # the conflict is said, not hidden
 
 
 def test_a_short_double_verdict_says_a_missed_tile_would_explain_it() -> None:
@@ -455,11 +474,11 @@ def test_a_short_double_verdict_says_a_missed_tile_would_explain_it() -> None:
     up = [TileDetection(t.id, t.corners, 1.0, False, t.pips, 1.0) for t in scene.tiles
           if not t.face_down and t.id != victim]
     down = [TileDetection(t.id, t.corners, 1.0, True) for t in scene.tiles if t.face_down]
-    out = audit_detections(up, down, 12, rules)
-    slot = [v for v in out["violations"] if v["rule"] in ("spinner_arms_unfinished", "chickie_unfinished")]
-    assert slot and all(v.get("unless_missed") and v.get("rests_on") for v in slot)
+    audit = audit_detections(up, down, 12, rules)
+    slot = [v for v in audit.violations if v.rule in ("spinner_arms_unfinished", "chickie_unfinished")]
+    assert slot and all(v.unless_missed and v.rests_on for v in slot)
     # the photo shows the missed tile there: withdrawn
-    assert second_look(scene.image, 1.0, out, rules.spinner_arms)["violations"] == []
+    assert second_look(scene.image, 1.0, audit).violations == ()
 
 
 def test_a_real_unfinished_chickie_is_confirmed_by_the_photo() -> None:
@@ -470,19 +489,20 @@ def test_a_real_unfinished_chickie_is_confirmed_by_the_photo() -> None:
     rules = HouseRules.from_dict(scene.meta["rules"])
     up = [TileDetection(t.id, t.corners, 1.0, False, t.pips, 1.0) for t in scene.tiles if not t.face_down]
     down = [TileDetection(t.id, t.corners, 1.0, True) for t in scene.tiles if t.face_down]
-    out = audit_detections(up, down, 12, rules)
-    (v,) = out["violations"]
-    assert v["rule"] == "chickie_unfinished" and v["unless_missed"]  # from the tiles alone: unproven
-    (v,) = second_look(scene.image, 1.0, out, rules.spinner_arms)["violations"]
-    assert v["rule"] == "chickie_unfinished" and "unless_missed" not in v and v["photo_checked"]
+    audit = audit_detections(up, down, 12, rules)
+    (v,) = audit.violations
+    assert v.rule == "chickie_unfinished" and v.unless_missed  # from the tiles alone: unproven
+    (v,) = second_look(scene.image, 1.0, audit).violations
+    assert v.rule == "chickie_unfinished" and not v.unless_missed and v.photo_checked
+    assert "unless_missed" not in v.to_dict() and v.to_dict()["photo_checked"] is True
 
 
 def test_slot_verdicts_are_marked_in_the_cli_report(capsys) -> None:
     from service.commands.audit import print_report
 
     plan = plan_table(np.random.default_rng(200), plant_kind="chickie_unfinished")
-    _, out, _ = _read(plan, JITTER)
-    print_report(out)
+    _, audit, _ = _read(plan, JITTER)
+    print_report(audit.to_dict())
     text = capsys.readouterr().out
     assert "chickie_unfinished" in text and "unproven: a tile the detector missed" in text
 
@@ -500,10 +520,10 @@ def test_strays_reading_as_the_missed_tile_and_as_its_neighbour_do_not_hide_the_
     strays = [_tile(998, far[0], 20.0, tuple(plan.layout["pips"][str(victim)]), w=width),
               _tile(999, far[1], 70.0, tuple(plan.layout["pips"][str(leaf)]), w=width)]
     rules = HouseRules.from_dict(plan.meta["rules"])
-    out = audit_detections(det.tiles + strays, det.face_down, plan.set_max, rules, None)
-    assert out["violations"] == [], out["violations"]
-    assert {998, 999} <= set(out["loose_tiles"])
-    assert sum("lies apart from the layout" in x for x in out["warnings"]) == 2
+    audit = audit_detections(det.tiles + strays, det.face_down, plan.set_max, rules, None)
+    assert audit.violations == (), audit.violations
+    assert {998, 999} <= set(audit.reading.loose)
+    assert sum("lies apart from the layout" in x for x in audit.warnings) == 2
 
 
 def test_second_look_keeps_a_chickie_still_short_after_the_tile_it_shows(monkeypatch) -> None:
@@ -523,14 +543,14 @@ def test_second_look_keeps_a_chickie_still_short_after_the_tile_it_shows(monkeyp
     up = [TileDetection(t.id, t.corners, 1.0, False, t.pips, 1.0) for t in scene.tiles
           if not t.face_down and t.id != toe]
     down = [TileDetection(t.id, t.corners, 1.0, True) for t in scene.tiles if t.face_down]
-    out = audit_detections(up, down, 12, rules)
-    assert [c["missing"] for c in out["layout"]["chickies"] if c["tile"] == chickie] == [2]
+    audit = audit_detections(up, down, 12, rules)
+    assert [c.missing for c in audit.reading.report.chickies if c.tile_id == chickie] == [2]
     looks: list[bool | None] = []
     look = pixels.slot_looks_occupied
     monkeypatch.setattr(pixels, "slot_looks_occupied", lambda *a: looks.append(look(*a)) or looks[-1])
-    out = pixels.second_look(scene.image, 1.0, out, rules.spinner_arms)
+    looked = pixels.second_look(scene.image, 1.0, audit)
     assert True in looks  # the missed toe is seen in the photo...
-    assert "chickie_unfinished" in [v["rule"] for v in out["violations"]]  # ...and one is still lacking
+    assert "chickie_unfinished" in [v.rule for v in looked.violations]  # ...and one is still lacking
 
 
 def test_cli_eval_layout_explains_what_it_got_wrong(capsys) -> None:
@@ -554,7 +574,7 @@ def _misread_table(cost: float):
     up = [TileDetection(t.id, t.corners, 1.0, False, t.pips, 1.0) for t in scene.tiles if not t.face_down]
     down = [TileDetection(t.id, t.corners, 1.0, True) for t in scene.tiles if t.face_down]
     rules = HouseRules.from_dict(scene.meta["rules"])
-    assert audit_detections(up, down, 12, rules)["violations"] == []
+    assert audit_detections(up, down, 12, rules).violations == ()
     seen = {tuple(sorted(t.pips)) for t in up}
     for victim in up:
         if victim.id not in layout or victim.pips[0] == victim.pips[1]:
@@ -564,7 +584,7 @@ def _misread_table(cost: float):
             continue
         true = victim.pips
         victim.pips, victim.second_readings = wrong, [(true, cost)]
-        if audit_detections(up, down, 12, rules)["violations"]:
+        if audit_detections(up, down, 12, rules).violations:
             return Recognition("table", 1280, 960, up, down, 12), victim, true, rules
         victim.pips, victim.second_readings = true, []
     raise AssertionError("no layout tile whose misreading breaks the layout")
@@ -574,14 +594,39 @@ def test_a_misread_tile_whose_close_second_fits_the_layout_is_read_so_by_the_aud
     from vision.layout import audit_photo
 
     rec, victim, true, rules = _misread_table(cost=0.1)
-    out = audit_photo(rec, 12, rules)
-    assert out["violations"] == []
-    assert victim.pips == true and any("close second" in n for n in victim.notes)
+    wrong = victim.pips
+    audit = audit_photo(rec, 12, rules)
+    assert audit.violations == ()
+    (taken,) = audit.second_readings
+    assert (taken.tile_id, taken.first, taken.taken) == (victim.id, wrong, true)
+    (read,) = [t for t in audit.tiles if t.id == victim.id]
+    assert read.pips == true and any("close second" in n for n in read.notes)
+    assert [t["pips"] for t in audit.to_dict()["tiles"] if t["id"] == victim.id] == [list(true)]
+
+
+def test_the_second_reading_fit_leaves_the_recognition_it_read_unchanged() -> None:
+    from vision.layout import audit_photo
+
+    rec, victim, true, rules = _misread_table(cost=0.1)
+    wrong, notes = victim.pips, list(victim.notes)
+    assert audit_photo(rec, 12, rules).second_readings
+    assert rec.tiles[[t.id for t in rec.tiles].index(victim.id)] is victim
+    assert victim.pips == wrong != true and victim.notes == notes
+
+
+def test_a_second_reading_dearer_than_the_audits_configured_cost_is_not_taken() -> None:
+    from vision.layout import audit_photo
+    from vision.table_audit import AuditConfig
+
+    rec, victim, true, rules = _misread_table(cost=0.1)
+    audit = audit_photo(rec, 12, rules, config=AuditConfig(second_reading_cost=0.05))
+    assert audit.violations and audit.second_readings == ()
 
 
 def test_a_far_second_reading_does_not_explain_a_violation_away() -> None:
     from vision.layout import audit_photo
 
     rec, victim, true, rules = _misread_table(cost=0.5)
-    assert audit_photo(rec, 12, rules)["violations"]
-    assert victim.pips != true
+    audit = audit_photo(rec, 12, rules)
+    assert audit.violations and audit.second_readings == ()
+    assert [t.pips for t in audit.tiles if t.id == victim.id] != [true]

@@ -164,6 +164,25 @@ def test_cross_site_pages_cannot_open_the_live_socket(tmp_path):
                 ws.receive_text()
 
 
+def test_the_stand_in_tracker_reports_each_audit_violation_once_as_its_json():
+    from engine import HouseRules
+    from lab.layout_eval import Noise, detections_from_plan
+    from lab.synth.table import plan_table
+    from service.routers.live import RecognizerTracker
+    from vision.layout import audit_photo
+    from vision.types import Recognition
+
+    plan = plan_table(np.random.default_rng(200), plant_kind="chickie_unfinished")
+    det = detections_from_plan(plan, np.random.default_rng(0), Noise(drop=0.0))
+    rules = HouseRules.from_dict(plan.meta["rules"])
+    rec = Recognition("frame", 1280, 960, det.tiles, det.face_down, plan.set_max)
+    tracker = RecognizerTracker(LiveOptions(plan.set_max, rules, None, None))
+    (event,) = tracker._violations(rec)
+    (v,) = audit_photo(rec, plan.set_max, rules).to_dict()["violations"]
+    assert event["event"] == "violation" and event["violation"] == v and event["message"] == v["message"]
+    assert tracker._violations(rec) == []  # said once
+
+
 def test_board_changes_count_once_they_hold_for_two_frames():
     watch = BoardWatch(stable_frames=2)
     first = watch.update(Counter({"6-4": 1}))

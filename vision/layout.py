@@ -15,11 +15,14 @@ Steps:
    rules find most plausible (fewest violations), weighed against how much it looks
    like a spinner (arms off its short ends, no 45-degree toes); close calls are
    reported as ambiguities.
-5. `audit_photo` (here) runs the engine's audit on that reading, gives the photo a
-   second look before calling a double unfinished (`layout_pixels`), and returns the
-   report the CLI and the web API both print. A verdict that a spinner or chickie was
-   left short rests on a tile not being seen; where one missed detection would
-   explain it, the report says so (`unless_missed`) until the photo shows bare table.
+5. `audit_photo` (here) runs the engine's audit on that reading, reads a tile in a
+   violation as the reader's close second where that fits the layout
+   (`fit_second_readings`), gives the photo a second look before calling a double
+   unfinished (`layout_pixels`), and returns the `TableAudit` (`table_audit`) whose
+   `to_dict` the CLI and the web API both print. Each of these steps takes an audit and
+   returns a new one. A verdict that a spinner or chickie was left short rests on a tile
+   not being seen; where one missed detection would explain it, the audit says so
+   (`unless_missed`) until the photo shows bare table.
 
 Loose tiles (hands, boneyard, stray detections) lie apart from the layout and are left
 out of it; face-down tiles only ever block. A photo with no layout, several layouts, or
@@ -29,16 +32,18 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 import numpy as np
 
 from engine import AuditReport, HouseRules, Layout, LayoutEdge, LayoutTile, audit_layout
+from engine.rulecodes import Rule
 
 from .layout_gaps import Board, Gap, bridge, empty_slots, in_row
 from .layout_geometry import closest_gap, estimate_ratio, make_frames, near_pairs, quads_overlap_depth
 from .layout_links import Link, contacts, link
+from .table_audit import SLOT_RULES, AuditConfig, PhotoFacts, SecondReading, TableAudit, TableViolation
 from .types import Recognition, TileDetection
 
 NEAR_LAYOUT = 0.6
@@ -298,69 +303,85 @@ def read_layout(tiles: Sequence[TileDetection], face_down: Sequence[TileDetectio
     return reading
 
 
-# ---------------------------------------------------------------------------- the report
+# ---------------------------------------------------------------------------- the audit
 
 
-def reading_to_dict(reading: LayoutReading, detections: Sequence[TileDetection] = ()) -> dict[str, Any]:
-    """The `chickenfoot audit --json` object (also what the web API returns)."""
-    report = reading.report
-    tiles = []
-    for t in detections:
-        try:
-            corners = np.round(np.asarray(t.corners, np.float64).reshape(4, 2), 1).tolist()
-        except (TypeError, ValueError):
-            corners = None
-        pips = None if t.pips is None or t.face_down or t.id in reading.unread else [int(v) for v in t.pips]
-        tiles.append({"id": t.id, "pips": pips, "corners": corners, "face_down": bool(t.face_down)})
-    for g in reading.gaps:
-        tiles.append({"id": g.id, "pips": list(g.pips), "corners": np.round(g.corners, 1).tolist(),
-                      "face_down": False, "inferred": True})
-    layout: dict[str, Any] = {"spinner": None, "edges": [], "chickies": [], "arms": []}
-    open_ends: list[dict[str, Any]] = []
-    violations: list[dict[str, Any]] = []
-    if report is not None and reading.layout is not None:
-        parents = report.parents
-        edges = []
-        for e in reading.layout.edges:
-            # orient child -> parent as the audit read the tree
-            if parents.get(e.to_id) == e.from_id:
-                edges.append({"from": e.to_id, "from_pips": e.to_pips, "to": e.from_id, "to_pips": e.from_pips})
-            else:
-                edges.append({"from": e.from_id, "from_pips": e.from_pips, "to": e.to_id, "to_pips": e.to_pips})
-        layout = {
-            "spinner": report.spinner_id,
-            "edges": edges,
-            "chickies": [{"tile": c.tile_id, "toes": list(c.toe_ids), "missing": c.missing} for c in report.chickies],
-            "arms": list(report.arms),
-        }
-        open_ends = [{"tile": o.tile_id, "value": o.value, "free": o.free, "playable_now": o.playable_now,
-                      "accepts": o.accepts} for o in report.open_ends]
-        violations = [v.to_dict() for v in report.violations]
-        _mark_slot_verdicts(reading, violations)
-    return {
-        "status": reading.status,
-        "message": reading.message,
-        "tiles": tiles,
-        "layout": layout,
-        "open_ends": open_ends,
-        "violations": violations,
-        "loose_tiles": list(reading.loose),
-        "gaps": [g.to_dict() for g in reading.gaps],
-        "ambiguities": list(reading.ambiguities),
-        "other_layouts": [list(m) for m in reading.others],
-        "unread_tiles": list(reading.unread),
-        "face_down_tiles": list(reading.face_down),
-        "warnings": _warnings(reading),
-    }
+def audit_detections(tiles: Sequence[TileDetection], face_down: Sequence[TileDetection] = (), set_max: int = 12,
+                     rules: HouseRules | None = None, round_double: int | None = None) -> TableAudit:
+    """Layout + audit for detections (the stage `chickenfoot lab eval-layout` measures)."""
+    t0 = time.perf_counter()
+    rules = rules or HouseRules()
+    reading = read_layout(tiles, face_down, set_max, rules, round_double)
+    return TableAudit(reading, tuple(tiles), tuple(face_down), mark_slot_verdicts(reading), tuple(_warnings(reading)),
+                      set_max, round_double, rules, round(time.perf_counter() - t0, 4))
 
 
-SLOT_RULES = ("spinner_arms_unfinished", "chickie_unfinished")
-"""Verdicts that rest on a tile not being there (a double left short of arms or toes)."""
+def audit_photo(recognition: Recognition, set_max: int | None = None, rules: HouseRules | None = None,
+                round_double: int | None = None, pixels: np.ndarray | None = None,
+                to_pixels: float = 1.0, config: AuditConfig | None = None) -> TableAudit:
+    """Photo reading -> layout audit: the one function the CLI and the web API call (each renders
+    the result with `TableAudit.to_dict`). The recognition is left as it was read.
+
+    With `pixels` (the decoded photo, BGR) and `to_pixels` (original-image coordinates to
+    those pixels, i.e. 1 / LoadedImage.scale), a verdict that a spinner or chickie was
+    left short is checked against the photo first (`vision.layout_pixels`): a tile the
+    detector missed in the empty place withdraws it."""
+    rules = rules or HouseRules()
+    smax = set_max or recognition.set_max
+    audit = audit_detections(recognition.tiles, recognition.face_down, smax, rules, round_double)
+    audit = fit_second_readings(audit, config or AuditConfig())
+    if pixels is not None:
+        from .layout_pixels import second_look
+
+        t0 = time.perf_counter()
+        looked = second_look(pixels, to_pixels, audit)
+        audit = replace(looked, layout_seconds=round(audit.layout_seconds + time.perf_counter() - t0, 4))
+    photo = PhotoFacts(recognition.image, recognition.width, recognition.height, tuple(recognition.warnings),
+                       recognition.seconds)
+    return replace(audit, photo=photo)
 
 
-def _mark_slot_verdicts(reading: LayoutReading, violations: list[dict[str, Any]]) -> None:
-    """Say what each short-double verdict rests on, and whether one missed detection
-    would explain it as well.
+def fit_second_readings(audit: TableAudit, config: AuditConfig = AuditConfig()) -> TableAudit:
+    """The audit again with a tile in a violation read as the reader's close second, where that
+    leaves fewer violations: one tile at a time, the change that removes most (then the cheapest)
+    first, at most `config.max_second_readings` tiles, none dearer than `config.second_reading_cost`.
+    Returns a new audit that lists the readings it took (`TableAudit.second_readings`) and holds
+    the tiles so read, each with a note of it.
+
+    Why: read by the committed models, only 17 of 33 legal rendered tables (usual camera, every
+    set) were reported with no violation; each false verdict ("not connected", "ends do not
+    match") was a misread tile breaking a line (`scripts/audit_rendered.py`), where a still photo
+    has no later frame to correct it but the reader's own second guess."""
+    tiles = list(audit.tiles)
+    for _ in range(config.max_second_readings):
+        n = len(audit.violations)
+        suspects = {i for v in audit.violations for i in v.tiles}
+        best: tuple[tuple[int, float], int, tuple[int, int], TableAudit] | None = None
+        for k, t in enumerate(tiles):
+            if t.id not in suspects or t.pips is None:
+                continue
+            for alt, cost in t.second_readings:
+                if cost > config.second_reading_cost:
+                    break
+                trial = tiles[:k] + [replace(t, pips=tuple(alt))] + tiles[k + 1:]
+                again = audit_detections(trial, audit.face_down, audit.set_max, audit.rules, audit.round_double)
+                key = (len(again.violations), cost)
+                if key[0] < n and (best is None or key < best[0]):
+                    best = (key, k, tuple(alt), again)
+        if best is None:
+            break
+        (_, cost), k, alt, again = best
+        t = tiles[k]
+        taken = SecondReading(t.id, (t.pips[0], t.pips[1]), alt, cost)
+        tiles[k] = replace(t, pips=alt, notes=t.notes + [taken.note])
+        audit = replace(again, tiles=tuple(tiles), second_readings=audit.second_readings + (taken,),
+                        layout_seconds=round(audit.layout_seconds + again.layout_seconds, 4))
+    return audit
+
+
+def mark_slot_verdicts(reading: LayoutReading) -> tuple[TableViolation, ...]:
+    """The engine's verdicts on the reading, each short-double verdict marked with what it
+    rests on, and whether one missed detection would explain it as well.
 
     "Play went past a double that still lacks an arm or toe" is the one kind of verdict
     built on something not being seen; a tile the detector missed in the empty place
@@ -371,8 +392,11 @@ def _mark_slot_verdicts(reading: LayoutReading, violations: list[dict[str, Any]]
     doubles): the verdict stands, as an unproven one, until a look at the photo shows
     bare table there (see `vision.layout_pixels`)."""
     report = reading.report
-    if report is None or not any(v["rule"] in SLOT_RULES for v in violations):
-        return
+    if report is None or reading.layout is None:
+        return ()
+    plain = tuple(TableViolation(v) for v in report.violations)
+    if not any(v.rule in SLOT_RULES for v in plain):
+        return plain
     rules = report.rules
     arms = rules.spinner_arms if rules is not None else 4
     missing = {c.tile_id: c.missing for c in report.chickies}
@@ -394,7 +418,7 @@ def _mark_slot_verdicts(reading: LayoutReading, violations: list[dict[str, Any]]
 
     pts = [reading.corners[t] for t, p in reading.pips.items() if t in reading.corners]
     if not pts:
-        return
+        return plain
     ratio = estimate_ratio(np.stack(pts))
     obstacles = make_frames(np.stack(list(reading.corners.values())), ratio)
     room: dict[int, bool] = {}
@@ -406,12 +430,13 @@ def _mark_slot_verdicts(reading: LayoutReading, violations: list[dict[str, Any]]
                 empty_slots(reading.corners[d], reading.corners.get(p) if p is not None else None, obstacles, ratio))
         return room[d]
 
-    for v in violations:
-        if v["rule"] == "spinner_arms_unfinished" and report.spinner_id is not None:
+    out = []
+    for v in plain:
+        if v.rule == Rule.SPINNER_ARMS_UNFINISHED and report.spinner_id is not None:
             rests = [report.spinner_id]
             one_short = len(report.arms) == arms - 1
-        elif v["rule"] == "chickie_unfinished":
-            tiles = set(v["tiles"])
+        elif v.rule == Rule.CHICKIE_UNFINISHED:
+            tiles = set(v.tiles)
             alone = [c for c in unfinished if tiles == {c} | beyond(c)]
             if alone:  # play went on beyond this chickie
                 rests = alone[:1]
@@ -420,11 +445,11 @@ def _mark_slot_verdicts(reading: LayoutReading, violations: list[dict[str, Any]]
                 rests = [c for c in unfinished if c in tiles]
                 one_short = len(rests) == 2
         else:
+            out.append(v)
             continue
-        v["rests_on"] = rests
         explain = [d for d in rests if one_short and missing.get(d, 1) == 1 and has_room(d)]
-        if explain:
-            v["unless_missed"] = explain
+        out.append(replace(v, rests_on=tuple(rests), unless_missed=tuple(explain)))
+    return tuple(out)
 
 
 def _warnings(reading: LayoutReading) -> list[str]:
@@ -449,96 +474,9 @@ def _warnings(reading: LayoutReading) -> list[str]:
     return out
 
 
-def audit_detections(tiles: Sequence[TileDetection], face_down: Sequence[TileDetection] = (), set_max: int = 12,
-                     rules: HouseRules | None = None, round_double: int | None = None) -> dict[str, Any]:
-    """Layout + audit for detections (the stage `chickenfoot lab eval-layout` measures)."""
-    t0 = time.perf_counter()
-    rules = rules or HouseRules()
-    reading = read_layout(tiles, face_down, set_max, rules, round_double)
-    out = reading_to_dict(reading, list(tiles) + list(face_down))
-    out["set"] = set_max
-    out["round_double"] = round_double
-    out["house_rules"] = rules.to_dict()
-    out["layout_seconds"] = round(time.perf_counter() - t0, 4)
-    return out
-
-
-def audit_photo(recognition: Recognition, set_max: int | None = None, rules: HouseRules | None = None,
-                round_double: int | None = None, pixels: np.ndarray | None = None,
-                to_pixels: float = 1.0) -> dict[str, Any]:
-    """Photo reading -> layout audit report: the one function the CLI and the web API call.
-
-    With `pixels` (the decoded photo, BGR) and `to_pixels` (original-image coordinates to
-    those pixels, i.e. 1 / LoadedImage.scale), a verdict that a spinner or chickie was
-    left short is checked against the photo first (`vision.layout_pixels`): a tile the
-    detector missed in the empty place withdraws it."""
-    rules = rules or HouseRules()
-    smax = set_max or recognition.set_max
-    out = audit_detections(recognition.tiles, recognition.face_down, smax, rules, round_double)
-    out = _fit_second_readings(recognition, smax, rules, round_double, out)
-    if pixels is not None:
-        from .layout_pixels import second_look
-
-        t0 = time.perf_counter()
-        second_look(pixels, to_pixels, out, rules.spinner_arms)
-        out["layout_seconds"] = round(out["layout_seconds"] + time.perf_counter() - t0, 4)
-    out = {"image": recognition.image, "width": recognition.width, "height": recognition.height, **out}
-    out["warnings"] = list(recognition.warnings) + out["warnings"]
-    out["seconds"] = round(recognition.seconds + out["layout_seconds"], 3)
-    return out
-
-
-AUDIT_SECOND_COST = 0.2
-"""How much less likely than its first a tile's second reading may be for the audit to take it
-where it removes a violation (the live tracker's `SECOND_READING_COST`: a misread dot is likelier
-than an illegal play only where the reader nearly read it so)."""
-MAX_SECOND_READINGS = 6
-
-
-def _fit_second_readings(recognition: Recognition, set_max: int, rules: HouseRules, round_double: int | None,
-                         out: dict[str, Any]) -> dict[str, Any]:
-    """The audit again with a tile in a violation read as the reader's close second, where that
-    leaves fewer violations: one tile at a time, the change that removes most (then the cheapest)
-    first, at most MAX_SECOND_READINGS tiles. The tile keeps a note of it.
-
-    Why: read by the committed models, only 17 of 33 legal rendered tables (usual camera, every
-    set) were reported with no violation; each false verdict ("not connected", "ends do not
-    match") was a misread tile breaking a line (`scripts/audit_rendered.py`), where a still photo
-    has no later frame to correct it but the reader's own second guess."""
-    from dataclasses import replace
-
-    tiles = list(recognition.tiles)
-    for _ in range(MAX_SECOND_READINGS):
-        n = len(out["violations"])
-        suspects = {i for v in out["violations"] for i in v.get("tiles", [])}
-        best = None
-        for k, t in enumerate(tiles):
-            if t.id not in suspects or t.pips is None:
-                continue
-            for alt, cost in t.second_readings:
-                if cost > AUDIT_SECOND_COST:
-                    break
-                trial = tiles[:k] + [replace(t, pips=tuple(alt))] + tiles[k + 1:]
-                again = audit_detections(trial, recognition.face_down, set_max, rules, round_double)
-                key = (len(again["violations"]), cost)
-                if key[0] < n and (best is None or key < best[0]):
-                    best = (key, k, tuple(alt), again)
-        if best is None:
-            break
-        _, k, alt, again = best
-        t = tiles[k]
-        note = f"read as {alt[0]}-{alt[1]}, the reader's close second to {t.pips[0]}-{t.pips[1]}: the layout needs it"
-        tiles[k] = replace(t, pips=alt, notes=t.notes + [note])
-        again["layout_seconds"] = round(out["layout_seconds"] + again["layout_seconds"], 4)
-        out = again
-    for k, t in enumerate(tiles):  # the reading the audit took is the one shown with it
-        if t is not recognition.tiles[k]:
-            recognition.tiles[k].pips, recognition.tiles[k].notes = t.pips, t.notes
-    return out
-
-
 def annotate_layout(img: Any, rec: Recognition | None, audit: dict[str, Any]) -> np.ndarray:
-    """The audit drawn on the photo (see `vision.annotate_layout`); the web API looks for it here."""
+    """The audit (its `to_dict` object) drawn on the photo (see `vision.annotate_layout`); the web
+    API looks for it here."""
     from .annotate_layout import annotate_layout as draw
 
     return draw(img, rec, audit)

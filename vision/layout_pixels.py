@@ -14,18 +14,21 @@ table, the verdict is confirmed by the photo: its `unless_missed` mark (set by
 `vision.layout` when one missed tile would explain it) is taken off and
 `photo_checked` set. When tiles and table look alike, nothing is withdrawn and the
 mark stays: the verdict stands, unproven.
+
+The look (`look_at_slots`) only measures the photo; `apply_slot_look` makes of it a new
+audit, so the audit looked at stays as it was.
 """
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
 
 from .layout_gaps import empty_slots, overlap
 from .layout_geometry import estimate_ratio, make_frames
+from .table_audit import SLOT_RULES, TableAudit
 
-SLOT_RULES = ("spinner_arms_unfinished", "chickie_unfinished")
 TILE_LIKE = 0.4
 """Share of a slot's pixels closer to the tile colour than to the table colour that
 says a tile lies there (an empty slot measures ~0, a missed tile 0.5-1 on rendered
@@ -105,32 +108,43 @@ def _colours(px: np.ndarray, k: int = 3, main: bool = False) -> np.ndarray:
     return centres[counts >= 0.1 * len(px)]
 
 
-def second_look(bgr: np.ndarray, to_pixels: float, audit: dict[str, Any], rules_arms: int) -> dict[str, Any]:
-    """Withdraw unfinished-double verdicts whose empty slot shows a tile (see module doc).
+@dataclass(frozen=True)
+class SlotLook:
+    """What the photo shows in the empty places of each double left short."""
 
-    `audit` is the `audit_photo` report (original-image coordinates); `to_pixels` maps
-    them to `bgr` pixels. Returns the report, changed in place."""
-    slot_violations = [v for v in audit["violations"] if v["rule"] in SLOT_RULES]
-    if not slot_violations:
-        return audit
-    tiles = {t["id"]: np.asarray(t["corners"], np.float64) * to_pixels for t in audit["tiles"]}
-    pips = {t["id"]: t.get("pips") for t in audit["tiles"]}
-    lay = audit["layout"]
-    parents = {e["from"]: e["to"] for e in lay["edges"]}
+    shows_tile: dict[int, bool | None] = field(default_factory=dict)
+    """Per double looked at: True where its empty places show as many tiles as it lacks, False
+    where every one shows table (or it has none), None where one cannot be told from table."""
+
+
+def look_at_slots(bgr: np.ndarray, to_pixels: float, audit: TableAudit) -> SlotLook:
+    """Look at the empty places of the doubles an unfinished-double verdict rests on.
+
+    `audit` is in original-image coordinates; `to_pixels` maps them to `bgr` pixels. Only
+    measures: what to make of it is `apply_slot_look`'s."""
+    report = audit.reading.report
+    if report is None or audit.reading.layout is None or not any(v.rule in SLOT_RULES for v in audit.violations):
+        return SlotLook()
+    shown = audit.shown_tiles()
+    tiles = {t.id: t.corners * to_pixels for t in shown if t.corners is not None}
+    pips = {t.id: t.pips for t in shown if t.corners is not None}
+    edges = audit.tree_edges()
+    parents = {e.child: e.parent for e in edges}
     children: dict[int, list[int]] = {}
-    for e in lay["edges"]:
-        children.setdefault(e["to"], []).append(e["from"])
+    for e in edges:
+        children.setdefault(e.parent, []).append(e.child)
+    arms = audit.rules.spinner_arms
     short = []
     need_of: dict[int, int] = {}
-    if lay.get("spinner") is not None and len(lay.get("arms", [])) < rules_arms:
-        short.append(lay["spinner"])
-        need_of[lay["spinner"]] = rules_arms - len(lay.get("arms", []))
-    for c in lay.get("chickies", []):
-        if c["missing"]:
-            short.append(c["tile"])
-            need_of[c["tile"]] = c["missing"]
+    if report.spinner_id is not None and len(report.arms) < arms:
+        short.append(report.spinner_id)
+        need_of[report.spinner_id] = arms - len(report.arms)
+    for c in report.chickies:
+        if c.missing:
+            short.append(c.tile_id)
+            need_of[c.tile_id] = c.missing
     if not short:
-        return audit
+        return SlotLook()
     face_up = [tid for tid, p in pips.items() if p]
     ratio = estimate_ratio(np.stack([tiles[t] for t in face_up])) if face_up else 2.0
     everything = list(tiles.values())
@@ -146,45 +160,59 @@ def second_look(bgr: np.ndarray, to_pixels: float, audit: dict[str, Any], rules_
         # True: empty slots show as many tiles as the double lacks; False: every empty
         # slot shows table (or there is none); None: some slot cannot be told from table
         need = max(1, need_of.get(d, 1))
-        shown: list[np.ndarray] = []
+        seen: list[np.ndarray] = []
         unclear = False
         for quad in empty_slots(tiles[d], tiles.get(parent) if parent is not None else None, obstacles, ratio):
-            if shown and overlap(quad, make_frames(np.stack(shown), ratio), ratio) > 0.1:
+            if seen and overlap(quad, make_frames(np.stack(seen), ratio), ratio) > 0.1:
                 continue  # another guess at the place of a tile already seen
             look = slot_looks_occupied(lab, quad, near, everything)
             if look:
-                shown.append(quad)
-                if len(shown) >= need:
+                seen.append(quad)
+                if len(seen) >= need:
                     break
             elif look is None:
                 unclear = True
-        seen_tile[d] = True if len(shown) >= need else (None if unclear or shown else False)
-    # where the photo shows bare table in every empty place, a missed tile no longer explains it
-    for v in audit["violations"]:
-        if "unless_missed" in v:
-            v["unless_missed"] = [d for d in v["unless_missed"] if seen_tile.get(d) is not False]
-            if not v["unless_missed"]:
-                del v["unless_missed"]
-                v["photo_checked"] = True
-    withdrawn = [d for d, v in seen_tile.items() if v]
+        seen_tile[d] = True if len(seen) >= need else (None if unclear or seen else False)
+    return SlotLook(seen_tile)
+
+
+def apply_slot_look(audit: TableAudit, look: SlotLook) -> TableAudit:
+    """The audit with what the photo showed taken into account; `audit` itself is left as it was.
+
+    Where every empty place of a double shows bare table, a missed tile no longer explains
+    a verdict on it: its `unless_missed` mark goes and `photo_checked` is set. Where the
+    places show the tiles a double lacks, verdicts that need it short are withdrawn, said
+    as warnings instead, and the double is listed in `unread_slots`."""
+    seen = look.shows_tile
+    marked = []
+    for v in audit.violations:
+        if v.unless_missed:
+            still = tuple(d for d in v.unless_missed if seen.get(d) is not False)
+            v = replace(v, unless_missed=still, photo_checked=not still)
+        marked.append(v)
+    withdrawn = tuple(d for d, shows in seen.items() if shows)
     if not withdrawn:
-        return audit
+        return replace(audit, violations=tuple(marked))
     keep = []
-    for v in audit["violations"]:
-        if v["rule"] not in SLOT_RULES:
+    warnings = list(audit.warnings)
+    for v in marked:
+        if v.rule not in SLOT_RULES:
             keep.append(v)
             continue
-        rests = v.get("rests_on")
-        if rests is None:  # a report from elsewhere: any short double among its tiles
-            gone = any(d in v["tiles"] for d in withdrawn)
+        if v.rests_on is None:  # a verdict not marked: any short double among its tiles
+            gone = any(d in v.tiles for d in withdrawn)
         else:  # "several chickies unfinished at once" needs two of them still short
-            gone = len([d for d in rests if d not in withdrawn]) < (2 if len(rests) >= 2 else 1)
+            gone = len([d for d in v.rests_on if d not in withdrawn]) < (2 if len(v.rests_on) >= 2 else 1)
         if gone:
-            audit.setdefault("warnings", []).append(
-                f"not reported: {v['message']} - the photo shows a tile in the empty place that could not "
-                "be read; take the photo again to be sure")
+            warnings.append(f"not reported: {v.message} - the photo shows a tile in the empty place that could not "
+                            "be read; take the photo again to be sure")
             continue
         keep.append(v)
-    audit["violations"] = keep
-    audit.setdefault("unread_slots", []).extend(withdrawn)
-    return audit
+    return replace(audit, violations=tuple(keep), warnings=tuple(warnings),
+                   unread_slots=audit.unread_slots + withdrawn)
+
+
+def second_look(bgr: np.ndarray, to_pixels: float, audit: TableAudit) -> TableAudit:
+    """Withdraw unfinished-double verdicts whose empty slot shows a tile (see module doc):
+    the look (`look_at_slots`) applied to the audit (`apply_slot_look`), as a new audit."""
+    return apply_slot_look(audit, look_at_slots(bgr, to_pixels, audit))

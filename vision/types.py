@@ -18,6 +18,14 @@ COLOUR_NOTE = "read again by its pips' colour"
 the value first read (`vision.colour_check`). The note is for people; code asks
 `TileDetection.recoloured`."""
 
+SECOND_READING_COST = 0.2
+"""How much less likely than its first (by the reader's own measure: a dot's score margin, a class
+probability) a tile's second reading may be and still be taken where the rules at its place call
+for it: by the audit of a still photo where it removes a violation (`table_audit.AuditConfig`), by
+the tracker where it makes an illegal-looking play legal (`TrackerConfig.second_reading_cost`).
+Both defaults are this one value, as both weigh the same thing: a misread dot is likelier than an
+illegal play only where the reader nearly read it so."""
+
 
 @dataclass
 class TileDetection:
@@ -38,7 +46,8 @@ class TileDetection:
     notes: list[str] = field(default_factory=list)  # corrections applied, e.g. "value capped at set max"
     second_readings: list[tuple[tuple[int, int], float]] = field(default_factory=list)
     """Next likeliest values (pips in the same end order, cost: how much less likely), cheapest
-    first: what a caller that knows more (the rules at this place) may take instead."""
+    first: what a caller that knows more (the rules at this place) may take instead, up to
+    `SECOND_READING_COST`."""
     recoloured: bool = False
     """An end was read again because its pips' colour is not that of the value first read
     (`vision.colour_check`); the notes say so in words."""

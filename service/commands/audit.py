@@ -50,7 +50,7 @@ def run(args) -> int:
     recognizer = load_recognizer(args.model)
     rec = recognizer.recognize_loaded(img, args.set_max, level=True)
     result = audit_photo(rec, args.set_max or rec.set_max, rules, args.round_double,
-                         pixels=img.bgr, to_pixels=1.0 / img.scale)
+                         pixels=img.bgr, to_pixels=1.0 / img.scale).to_dict()
     if args.annotate:
         import cv2
 

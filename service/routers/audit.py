@@ -42,7 +42,7 @@ def require_layout() -> ModuleType:
 
 
 def audit_drawer(layout: ModuleType):
-    """The function that draws an audit on the photo, `(LoadedImage, Recognition, audit dict) -> BGR`.
+    """The function that draws an audit on the photo, `(LoadedImage, Recognition, audit JSON object) -> BGR`.
 
     Looked for in vision.layout, then vision.annotate; until one exists the
     picture shows the tiles as read (the audit itself is still complete).
@@ -82,8 +82,8 @@ def audit_photo(
         img = load_image(data, name=name)
         del data
         rec = recognizer.recognize_loaded(img, set_max, level=True)
-        result = _plain(dict(layout.audit_photo(rec, rec.set_max, rules, round_double,
-                                                pixels=img.bgr, to_pixels=1 / img.scale)))
+        result = _plain(layout.audit_photo(rec, rec.set_max, rules, round_double,
+                                           pixels=img.bgr, to_pixels=1 / img.scale).to_dict())
         if annotate:
             draw = audit_drawer(layout)
             picture = draw(img, rec, result) if draw is not None else annotate_recognition(img, rec)

@@ -178,13 +178,12 @@ class RecognizerTracker:
             log.exception("layout audit failed on a live frame")
             return []
         events = []
-        for v in audit.get("violations", []) or []:
+        for v in audit.to_dict()["violations"]:
             key = json.dumps(v, sort_keys=True, default=str)
             if key in self._reported:
                 continue
             self._reported.add(key)
-            message = v.get("message") if isinstance(v, dict) else str(v)
-            events.append(_event("violation", self.frames, message or "rule violation", violation=v))
+            events.append(_event("violation", self.frames, v["message"] or "rule violation", violation=v))
         return events
 
     def close(self) -> None:

@@ -1,4 +1,4 @@
-"""The layout audit of a table photo (`vision.layout.audit_photo`, plus what the route adds)."""
+"""The layout audit of a table photo (`vision.layout.audit_photo(...).to_dict()`, plus what the route adds)."""
 from __future__ import annotations
 
 from pydantic import Field

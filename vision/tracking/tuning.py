@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+from ..types import SECOND_READING_COST
+
 WAITING_DOUBLE_RULES = ("chickie_unfinished", "spinner_arms_unfinished")
 """Flags raised because a double still waited for tiles: a tile the reader missed can be behind them."""
 
@@ -66,7 +68,7 @@ class TrackerConfig:
     """A board tile boxed shorter than this share of a later reading at its place was boxed over part
     of a tile, and one boxed longer than the later reading by as much took in part of a neighbour
     (see `_correct_misread_play`)."""
-    second_reading_cost: float = 0.2
+    second_reading_cost: float = SECOND_READING_COST
     """How much less likely than the first (dot score margin, or class probability) a reader's second
     reading may be and still be taken when it makes an illegal-looking play legal. (At 0.25 a clean dot
     scoring 0.72, "0.22 from the threshold", was dropped whenever that made a play legal: planted 6-5
@@ -144,7 +146,5 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-SECOND_READING_COST = TrackerConfig.second_reading_cost
-"""The default `TrackerConfig.second_reading_cost`, by the name the recognizer's notes use."""
 CLOSE_LOOK_PLACES = TrackerConfig.close_look_places
 """The default `TrackerConfig.close_look_places`."""
