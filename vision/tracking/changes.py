@@ -2,10 +2,11 @@
 
 A decision's steps act on the changes (`Changes`); finding them (`detect_changes`) reads only the
 board tiles, the observations and the few facts it is given (how many observations a decision and a
-removal rest on, the last play, the last motion), so it can be checked on a hand-built board and
-readings. It changes neither, with one exception that is not a change of either: whether a tile's
-place still looks as it did when the board settled is remembered on the observation that was asked
-(`Observation.unchanged`), since the answer is a fact of that frame's pixels.
+removal rest on, the last play, the last motion, how a place is compared with its settled picture),
+so it can be checked on a hand-built board and readings. It changes neither, with one exception
+that is not a change of either: whether a tile's place still looks as it did when the board settled
+is remembered on the observation that was asked (`Observation.unchanged`), since the answer is a
+fact of that frame's pixels.
 
 Tiles found new are not here: finding them votes over every reading since the last motion and
 corrects the board as it goes (a board tile misread, a loose tile played), so it stays with the

@@ -2,7 +2,10 @@
 
 `TrackerConfig` gathers the values in one frozen dataclass, each with what it means and why it has
 the value it has; a tracker is built with one (`Tracker(..., tuning=TrackerConfig())`) and its
-modules read them from there. The defaults are the values the tracker is measured with.
+modules read them from there, passing them to the functions they call. Two parts have their own
+frozen dataclass inside it: `PictureConfig` (how a place is compared with its settled picture) and
+`MotionConfig` (the thresholds of the motion gate the tracker builds). The defaults are the values
+the tracker is measured with.
 """
 from __future__ import annotations
 
