@@ -4,10 +4,12 @@ The lab's measuring commands take `--config FILE` so that a change of tuning is 
 editing code, and write the configuration they ran with into what they report, so that a figure
 is never read without the tuning that produced it. The file is a JSON object of up to two parts,
 
-    {"recognizer": {"small_tile_px": 80}, "tracker": {"window": 4}}
+    {"recognizer": {"small_tile_px": 80, "faces": {"face_sure": 0.95}},
+     "tracker": {"window": 4, "motion": {"change_share": 0.0004}}}
 
 each naming only the settings it changes (the rest keep their defaults: see `RecognizerConfig`
-and `TrackerConfig`). Anything the configurations do not know is refused, not ignored: a misspelt
+and `TrackerConfig`); the smaller configurations inside them (the recognizer's `faces`, the
+tracker's `pictures` and `motion`) are objects of their own settings, named the same way. Anything the configurations do not know is refused, not ignored: a misspelt
 name left at its default would measure the defaults while seeming to measure a change.
 """
 from __future__ import annotations
@@ -49,14 +51,24 @@ class Tuning(NamedTuple):
         return {"recognizer": self.recognizer.to_dict(), "tracker": self.tracker.to_dict()}
 
     def changes(self) -> dict[str, dict[str, Any]]:
-        """The settings that differ from the defaults, by part (parts without any left out)."""
-        defaults = Tuning.defaults().to_dict()
+        """The settings that differ from the defaults, by part (parts without any left out); a
+        setting of a smaller configuration is named with its place in the part (`motion.change_share`)."""
+        defaults = {part: dict(_leaves(values)) for part, values in Tuning.defaults().to_dict().items()}
         out = {}
         for part, values in self.to_dict().items():
-            changed = {k: v for k, v in values.items() if v != defaults[part][k]}
+            changed = {k: v for k, v in _leaves(values) if v != defaults[part][k]}
             if changed:
                 out[part] = changed
         return out
+
+
+def _leaves(values: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    """Every setting of a configuration's `to_dict`, those of the smaller configurations in it named
+    with their place ("faces.face_sure")."""
+    out: list[tuple[str, Any]] = []
+    for k, v in values.items():
+        out.extend(_leaves(v, f"{prefix}{k}.") if isinstance(v, dict) else [(prefix + k, v)])
+    return out
 
 
 def read_tuning_file(path: str | Path) -> Tuning:

@@ -153,7 +153,7 @@ def test_a_real_photo_seen_by_a_camera_turned_55_degrees_is_read_tile_for_tile(r
     and halves of neighbours, 2:1), so the boxes alone show no angle, and read as it is 1 tile of
     10 is right; the pips, squashed to 0.53, say the photo was taken at an angle. A patch of the
     glossy table at the picture's edge must not be read besides, as a 1-0 (see
-    `recognition.faces.MOTTLED_SHARE`)."""
+    `recognition.config.FaceConfig.mottled_share`)."""
     import cv2
 
     name = "photos/IMG-20210306-WA0000.jpg"
@@ -227,7 +227,7 @@ def test_a_streaked_patch_of_a_glossy_table_is_not_read_as_a_double_blank(recogn
     """IMG-20210306-WA0000 turned 45 degrees (`scripts/stress_real.py`'s `rot45`): the detector
     boxed a patch of the glossy table's streaked reflection beside the tiles, the streaks passed for
     a divider, and the patch must not be read as a 0-0 that is not there (see
-    `recognition.faces.MOTTLED_SHARE`)."""
+    `recognition.config.FaceConfig.mottled_share`)."""
     import sys
 
     import cv2

@@ -220,6 +220,42 @@ def test_a_dropped_box_leaves_every_column_and_is_kept_with_its_reason():
     assert list(ctx.dropped.has(Flag.DROPPED)) == [True] and not ctx.dropped.has(Flag.TABLE_PATCH).any()
 
 
+def test_the_face_and_back_stages_judge_by_the_face_config_they_are_given():
+    """The stages sorting faces from backs take their thresholds from the context's configuration
+    (`RecognizerConfig.faces`), not from fixed values: a small blank box read 0 at 0.7 on both ends
+    is the double blank where 0.6 is asked and a back where 0.8 is; a box of one dot streaked all
+    over is a patch of the table, unless the configuration lets any share of a face be streaked."""
+    from vision.halfreader import ClassifiedHalf
+    from vision.recognition import backs, dropping
+    from vision.recognition.config import FaceConfig
+
+    def with_faces(**faces):
+        ctx = _context()
+        ctx.config = RecognizerConfig(faces=FaceConfig(**faces))
+        return ctx
+
+    def blank_end():
+        probs = np.zeros(19)
+        probs[:2] = 0.7, 0.3
+        return ClassifiedHalf(0, probs, 0)
+
+    def left_blank(ctx) -> bool:
+        cands = _read_as(_boxes(1), (0, 0))
+        cands.reading[0].halves = (blank_end(), blank_end())
+        cands.probs = [None]
+        cands = backs.spare_double_blanks(backs.find_blank_faces(cands, ctx), ctx)
+        return bool(cands.has(Flag.LOOKS_BLANK)[0])
+
+    assert not left_blank(with_faces(blank_sure=0.6)) and left_blank(with_faces(blank_sure=0.8))
+
+    def dropped(ctx) -> bool:
+        cands = _read_as(_boxes(1), (1, 0))
+        cands.crop = [np.random.default_rng(0).integers(0, 256, (160, 80, 3), dtype=np.uint8)]
+        return len(dropping.drop_table_patches(cands, ctx)) == 0
+
+    assert dropped(with_faces()) and not dropped(with_faces(mottled_share=1.0))
+
+
 @pytest.mark.skipif(not (MODELS / "half_reader.onnx").exists(), reason="no committed models")
 def test_each_face_read_traces_the_stage_that_gave_it_its_first_values():
     import cv2

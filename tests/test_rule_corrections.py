@@ -5,6 +5,7 @@ import numpy as np
 
 from vision.correct import apply_rules, drop_overlapping_boxes, infer_set_max
 from vision.pipreader import HalfReading, TileReading
+from vision.recognition.config import FaceConfig
 from vision.types import TileDetection
 
 T = 0.5  # pip score threshold
@@ -227,14 +228,14 @@ def test_a_double_blank_boxed_off_square_is_not_taken_for_a_back():
     import cv2
 
     from vision.pipreader import find_bar
-    from vision.recognition.faces import FAINT_BAR_CONTRAST, looks_double_blank, looks_face_down
+    from vision.recognition.faces import looks_double_blank, looks_face_down
 
     for seed in range(4):
         crop = _rendered_crop(0, 0, seed, bar_rgb=(150, 150, 150), bar_frac=0.012)  # a thin grey line
         h, w = crop.shape[:2]
         off = cv2.warpAffine(crop, cv2.getRotationMatrix2D((w / 2, h / 2), 8, 1.0), (w, h),
                              borderMode=cv2.BORDER_REPLICATE)
-        assert find_bar(off, contrast=FAINT_BAR_CONTRAST) is None  # the divider, slanted, fills no row
+        assert find_bar(off, contrast=FaceConfig().faint_bar_contrast) is None  # the divider, slanted, fills no row
         reading = TileReading((HalfReading(0, [], 0.9), HalfReading(0, [], 0.9)), [], find_bar(off))
         assert looks_face_down(reading)
         assert looks_double_blank(reading, off)
@@ -501,11 +502,11 @@ def test_a_small_blank_looking_box_whose_ends_need_several_dots_is_a_face_with_a
     round) showed the dot detector nothing and its divider only at the faintest look; the half
     reader read 10-10, sure. Taken for a back, it cost the round."""
     from vision.pipreader import find_bar
-    from vision.recognition.faces import FAINT_BAR_CONTRAST, looks_a_face_by_pattern
+    from vision.recognition.faces import looks_a_face_by_pattern
 
     for seed in range(4):
         crop = _rendered_crop(6, 6, seed, bar_rgb=(218, 210, 196))  # a divider hardly darker than the face
-        assert find_bar(crop, contrast=FAINT_BAR_CONTRAST) is None
+        assert find_bar(crop, contrast=FaceConfig().faint_bar_contrast) is None
         assert looks_a_face_by_pattern(_classified_pair(10, 10, 0.95), crop)
         assert not looks_a_face_by_pattern(_classified_pair(10, 1, 0.95), crop)  # an end of 0 or 1: a back's pattern
 
@@ -563,14 +564,14 @@ def test_a_small_blank_looking_box_whose_pale_pips_a_colour_view_counts_as_the_h
     """Pale cyan 1s and 2s on small white tiles showed the dot detector nothing and their divider
     only at the faintest look; the half reader was sure of 1-1 and 1-2. Taken for backs, the spinner
     and four of its arms were lost in every frame of a rendered round."""
-    from vision.recognition.faces import FAINT_BAR_CONTRAST, looks_a_face_by_pattern
+    from vision.recognition.faces import looks_a_face_by_pattern
 
     from vision.pipreader import find_bar
 
     count_dots = _dot_counter()
     for seed in (1, 2, 4, 7):  # tiles whose divider shows only at the faintest look
         crop = _pale_pip_crop(1, 2, seed)
-        assert find_bar(crop, contrast=FAINT_BAR_CONTRAST) is None
+        assert find_bar(crop, contrast=FaceConfig().faint_bar_contrast) is None
         assert not looks_a_face_by_pattern(_classified_pair(1, 2, 0.95), crop)  # no colour look: a back
         assert looks_a_face_by_pattern(_classified_pair(1, 2, 0.95), crop, count_dots), seed
         for a, b in ((2, 1), (1, 1), (0, 2)):  # not the dots it shows
@@ -610,12 +611,12 @@ def test_a_small_blank_looking_box_with_a_sure_end_of_dots_beside_an_unsure_blan
     found nothing on its crop, nor its divider, and the half reader was sure of the 8 (0.94) but
     not of the blank beside it (0.24). Taken for a back in every frame, its play was lost."""
     from vision.pipreader import find_bar
-    from vision.recognition.faces import FAINT_BAR_CONTRAST, looks_a_face_by_pattern
+    from vision.recognition.faces import looks_a_face_by_pattern
 
     count_dots = _dot_counter()
     for seed in range(5):
         crop = _lilac_eight_blank_crop(seed)
-        assert find_bar(crop) is None and find_bar(crop, contrast=FAINT_BAR_CONTRAST) is not None
+        assert find_bar(crop) is None and find_bar(crop, contrast=FaceConfig().faint_bar_contrast) is not None
         assert looks_a_face_by_pattern(_sure_end_beside_unsure_blank(8, 0.24), crop, count_dots), seed
         assert not looks_a_face_by_pattern(_sure_end_beside_unsure_blank(8, 0.24), crop)  # no colour look
         assert not looks_a_face_by_pattern(_sure_end_beside_unsure_blank(4, 0.24), crop, count_dots)  # not its dots
@@ -626,7 +627,7 @@ def test_a_colour_view_that_finds_a_stray_dot_or_two_on_the_blank_end_of_many_do
     """The dot detector's count on a colour view moves by a dot or two between builds of the same
     libraries: an 8-0 counted as 8-1 or 8-2 is still that face, not a back."""
     from vision.pipreader import find_bar
-    from vision.recognition.faces import FAINT_BAR_CONTRAST, looks_a_face_by_pattern
+    from vision.recognition.faces import looks_a_face_by_pattern
 
     count_dots = _dot_counter()
     for strays in (1, 2):
@@ -635,7 +636,7 @@ def test_a_colour_view_that_finds_a_stray_dot_or_two_on_the_blank_end_of_many_do
             return a, b + strays
         for seed in range(3):
             crop = _lilac_eight_blank_crop(seed)
-            assert find_bar(crop, contrast=FAINT_BAR_CONTRAST) is not None
+            assert find_bar(crop, contrast=FaceConfig().faint_bar_contrast) is not None
             assert looks_a_face_by_pattern(_sure_end_beside_unsure_blank(8, 0.24), crop, drifted), (strays, seed)
 
 

@@ -189,7 +189,7 @@ def test_a_picture_that_differs_from_the_settled_one_is_never_the_one_last_read(
     laid[100, 100] = 200  # a small tile laid
     gate = MotionGate()
     share = lambda a, b: gate._share(gate.thumbnail(a), gate.thumbnail(b))[0]  # noqa: E731
-    assert share(laid, base) <= gate.change_share < share(laid, settled)  # the case in point
+    assert share(laid, base) <= gate.config.change_share < share(laid, settled)  # the case in point
     gate.update(base)
     gate.update(base)
     gate.mark_read()

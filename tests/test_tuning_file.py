@@ -9,14 +9,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from lab.commands import bench, eval_tracking
 from lab.commands import eval as eval_cmd
-from lab.tuning_file import Tuning, TuningFileError, read_tuning_file, tuning_line
+from lab.tuning_file import Tuning, TuningFileError, read_tuning_file, tuning_from_dict, tuning_line
 from service.errors import UserError
-from vision.recognition.config import RecognizerConfig
-from vision.tracking.tuning import TrackerConfig
+from vision.recognition.config import FaceConfig, RecognizerConfig
+from vision.tracking.tuning import MotionConfig, PictureConfig, TrackerConfig
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO = REPO / "datasets" / "demo"
@@ -63,6 +64,11 @@ def test_a_file_names_only_what_it_changes_and_the_rest_keeps_its_defaults(tmp_p
     ({"recognizer": {"small_tiles": 0}}, "small_tiles must be true or false"),
     ({"tracker": {"window": "3"}}, "tracker: window must be a whole number"),
     ({"recogniser": {}}, "unknown part 'recogniser'"),
+    ({"recognizer": {"faces": {"blank_sur": 0.7}}}, "recognizer: unknown recognizer setting 'faces.blank_sur'"),
+    ({"recognizer": {"faces": {"bar_turns": []}}}, "faces.bar_turns must be one or more numbers"),
+    ({"tracker": {"motion": {"change_share": "small"}}}, "tracker: motion.change_share must be a number"),
+    ({"tracker": {"pictures": {"patch": [12.5, 24]}}}, "tracker: pictures.patch must be 2 whole numbers"),
+    ({"tracker": {"motion": 0.001}}, "tracker: motion must be an object of settings"),
     ({"tracker": None}, "tracker: a tracker tuning must be an object"),
     ([1, 2], "must hold a JSON object"),
 ])
@@ -72,6 +78,24 @@ def test_a_file_the_configurations_cannot_use_is_refused_naming_what_is_wrong(tm
         read_tuning_file(path)
     assert named in str(refused.value) and str(refused.value).startswith(path)
     assert "\n" not in str(refused.value)
+
+
+def test_the_smaller_configurations_are_objects_of_their_own_names_the_rest_at_their_defaults(tmp_path):
+    tuning = read_tuning_file(_file(tmp_path, {"recognizer": {"faces": {"bar_turns": [-8, 8]}},
+                                               "tracker": {"attach_max": 0.6, "motion": {"change_share": 0.001}}}))
+    assert tuning.recognizer == RecognizerConfig(faces=FaceConfig(bar_turns=(-8, 8)))
+    assert tuning.tracker == TrackerConfig(attach_max=0.6, motion=MotionConfig(change_share=0.001))
+    assert tuning.tracker.pictures == PictureConfig()
+    assert tuning_line(tuning, "t.json") == ("tuning: t.json (recognizer: faces.bar_turns=[-8, 8]; "
+                                             "tracker: attach_max=0.6, motion.change_share=0.001)")
+
+
+def test_every_setting_written_out_reads_back_the_same():
+    tuning = Tuning(RecognizerConfig(faces=FaceConfig(face_sure=0.95, bar_turns=(-3.0, 3.0))),
+                    TrackerConfig(straight_toe_gap=(0.5, 1.5), pictures=PictureConfig(patch=(10, 20))))
+    written = json.loads(json.dumps(tuning.to_dict()))
+    assert written == tuning.to_dict()  # tuples written as the lists JSON reads back
+    assert tuning_from_dict(written) == tuning
 
 
 def test_bad_json_and_a_missing_file_are_refused_plainly(tmp_path):
@@ -156,3 +180,50 @@ def test_text_reports_say_which_tuning_they_ran_with(tmp_path, capsys):
     assert (_run(capsys, "eval-tracking", "--config", path).splitlines()[-1].strip()
             == f"tuning: {path} (recognizer: small_tile_px=80; tracker: window=4)")  # pip_conf is its default
     assert tuning_line(Tuning.defaults(), path) == f"tuning: {path} (every setting at its default)"
+
+
+def test_a_tracker_value_in_the_file_changes_how_eval_tracking_lays_tiles(tmp_path, capsys):
+    plain = json.loads(_run(capsys, "eval-tracking", "--json"))
+    strict = json.loads(_run(capsys, "eval-tracking", "--json",
+                             "--config", _file(tmp_path, {"tracker": {"attach_max": 0.05}})))
+    assert plain["tracker_plays"] == plain["true_plays"]
+    assert strict["tracker_plays"] < plain["tracker_plays"]  # a tile laid a little off its place is not laid
+
+
+def test_the_motion_gate_the_tracker_builds_is_tuned_by_the_file(tmp_path):
+    """The gate's thresholds in the file (`motion`) decide what the tracker's own gate calls motion."""
+    from engine import GameConfig, HouseRules
+    from vision.tracking import Tracker
+
+    still = np.full((144, 256, 3), 90, np.uint8)
+    hand = still.copy()
+    hand[40:100, 60:160] = 200  # a hand over a tenth of the picture
+    tuning = read_tuning_file(_file(tmp_path, {"tracker": {"motion": {"move_share": 0.5}}}))
+
+    def moving(tracker_tuning: TrackerConfig) -> bool:
+        gate = Tracker(GameConfig(2, 6, HouseRules()), tuning=tracker_tuning).gate
+        gate.update(still)
+        return gate.update(hand).moving
+
+    assert moving(TrackerConfig())
+    assert not moving(tuning.tracker)  # half the picture must change to move
+
+
+@pytest.mark.skipif(not (REPO / "models" / "half_reader.onnx").exists(), reason="no committed models")
+def test_a_face_judgment_in_the_file_changes_what_the_recognizer_reads(tmp_path):
+    """With `faces.mottled_step` and `faces.mottled_share` at 0 every face counts as streaked, so
+    each box read with a dot or none is dropped as a patch of the table."""
+    import cv2
+
+    from lab.synth.scene import render_hand
+    from vision.recognize import Recognizer
+
+    scene = render_hand(np.random.default_rng(15), (640, 480), set_max=6, n=4)
+    photo = cv2.imencode(".png", scene.image)[1].tobytes()
+    tuning = read_tuning_file(_file(tmp_path, {"recognizer": {"faces": {"mottled_step": 0, "mottled_share": 0}}}))
+
+    def read(recognizer: Recognizer) -> list[tuple[int, int]]:
+        return sorted(tuple(sorted(t.pips)) for t in recognizer.recognize(photo).tiles)
+
+    assert read(Recognizer()) == [(0, 0), (0, 1), (0, 5), (3, 3)]
+    assert read(Recognizer(config=tuning.recognizer)) == [(0, 5), (3, 3)]

@@ -28,8 +28,10 @@ import math
 import cv2
 import numpy as np
 
+from engine.tiles import SUPPORTED_SETS
+
 from .background import draw_clutter, draw_hand, value_noise
-from .scene import SET_SIZES, Scene, TileLabel, _random_tiles, arrange_hand, motion_blur
+from .scene import Scene, TileLabel, _random_tiles, arrange_hand, motion_blur
 from .props import RACK, Prop, draw_prop, rack_slot, random_rack_look
 from .shadows import CastShadows
 from .surfacepool import table_texture
@@ -930,7 +932,7 @@ def render_hand3d(rng: np.random.Generator, size: tuple[int, int] = (1280, 960),
                   n: int | None = None, face: str | None = None, steep: bool = False) -> Scene:
     """Tiles on a table in 3D (flat, face down, racks, stacks, standing, leaning) from a random
     camera; `steep` keeps the camera low (a seated player or a webcam). Same shape as `render_hand`."""
-    set_max = int(set_max if set_max is not None else rng.choice(SET_SIZES, p=[0.3, 0.25, 0.25, 0.1, 0.1]))
+    set_max = int(set_max if set_max is not None else rng.choice(SUPPORTED_SETS, p=[0.3, 0.25, 0.25, 0.1, 0.1]))
     style = random_style(rng, set_max, face)
     if n is None:
         n = int(rng.choice([rng.integers(1, 5), rng.integers(4, 11), rng.integers(8, 22)], p=[0.3, 0.5, 0.2]))

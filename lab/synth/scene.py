@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from engine.tiles import SUPPORTED_SETS
+
 from .background import draw_clutter, draw_hand, surface
 from .tileface import Sprite, TileStyle, draw_tile, random_style
 
-SET_SIZES = (6, 9, 12, 15, 18)
 
 
 @dataclass
@@ -427,7 +428,7 @@ def _fit_to_region(cam: Camera, pts: np.ndarray, rng: np.random.Generator, tile_
 def render_hand(rng: np.random.Generator, size: tuple[int, int] = (1280, 960), set_max: int | None = None,
                 n: int | None = None, face: str | None = None, steep: bool = False) -> Scene:
     W, H = size
-    set_max = int(set_max if set_max is not None else rng.choice(SET_SIZES, p=[0.3, 0.25, 0.25, 0.1, 0.1]))
+    set_max = int(set_max if set_max is not None else rng.choice(SUPPORTED_SETS, p=[0.3, 0.25, 0.25, 0.1, 0.1]))
     style = random_style(rng, set_max, face)
     if n is None:
         n = int(rng.choice([rng.integers(1, 5), rng.integers(4, 11), rng.integers(8, 22)], p=[0.3, 0.5, 0.2]))

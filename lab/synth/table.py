@@ -29,8 +29,9 @@ import numpy as np
 
 from engine import GameConfig, HouseRules, Layout, LayoutEdge, LayoutTile, Tile, audit_layout, make_deal
 from engine.round import RoundState
+from engine.tiles import SUPPORTED_SETS
 
-from .scene import SET_SIZES, Camera, Placement, Scene, TileLabel, _apply_h, quads_overlap, random_camera, render_scene, tile_corners
+from .scene import Camera, Placement, Scene, TileLabel, _apply_h, quads_overlap, random_camera, render_scene, tile_corners
 from .tileface import TileStyle, random_style
 
 
@@ -773,7 +774,7 @@ def plan_table(rng: np.random.Generator, size: tuple[int, int] = (1280, 960), se
     `plant_kind`: None for a legal layout, one of `PLANT_KINDS`, or "random" (a planted
     violation in `PLANT_CHANCE` of scenes)."""
     W, H = size
-    set_max = int(set_max if set_max is not None else rng.choice(SET_SIZES, p=[0.15, 0.25, 0.3, 0.15, 0.15]))
+    set_max = int(set_max if set_max is not None else rng.choice(SUPPORTED_SETS, p=[0.15, 0.25, 0.3, 0.15, 0.15]))
     if plant_kind == "random":
         plant_kind = str(rng.choice(PLANT_KINDS)) if rng.random() < PLANT_CHANCE else None
     if plant_kind is not None and plant_kind not in PLANT_KINDS:

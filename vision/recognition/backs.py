@@ -31,7 +31,7 @@ def spare_double_blanks(cands: Candidates, ctx: Context) -> Candidates:
     (`faces.looks_double_blank`; a small one by the half reader, a large one by fainter looks)."""
     for i in cands.rows(cands.has(Flag.LOOKS_BLANK)):
         probs = cands.probs[i] if not cands.flags[i] & Flag.SMALL else None
-        if looks_double_blank(cands.reading[i], cands.crop[i], probs):
+        if looks_double_blank(cands.reading[i], cands.crop[i], probs, ctx.config.faces):
             cands.unmark(i, Flag.LOOKS_BLANK, "spare_double_blanks")
     return cands
 
@@ -40,7 +40,7 @@ def spare_faces_by_pattern(cands: Candidates, ctx: Context) -> Candidates:
     """A blank-looking face the half reader reads sure, with a fainter divider and its dots
     found on a colour view, is that face (`faces.looks_a_face_by_pattern`)."""
     for i in cands.rows(cands.has(Flag.LOOKS_BLANK)):
-        if looks_a_face_by_pattern(cands.reading[i], cands.crop[i], ctx.count_dots):
+        if looks_a_face_by_pattern(cands.reading[i], cands.crop[i], ctx.count_dots, ctx.config.faces):
             cands.unmark(i, Flag.LOOKS_BLANK, "spare_faces_by_pattern")
     return cands
 

@@ -60,11 +60,11 @@ def faces_among_backs(cands: Candidates, ctx: Context) -> Candidates:
         return cands
     crops = [rectify_tile(ctx.img.bgr, backs.corners[i])[0] for i in near]
     probs = ctx.halves.probabilities(crops)
-    sure = [k for k, p in enumerate(probs) if looks_a_face_by_its_dots(p, None)]
+    sure = [k for k, p in enumerate(probs) if looks_a_face_by_its_dots(p, None, ctx.config.faces)]
     if not sure:
         return cands
     dots = ctx.pips.read_crops([crops[k] for k in sure], [find_bar(crops[k]) for k in sure])
-    faces = [near[k] for k, d in zip(sure, dots) if looks_a_face_by_its_dots(probs[k], d.pips)]
+    faces = [near[k] for k, d in zip(sure, dots) if looks_a_face_by_its_dots(probs[k], d.pips, ctx.config.faces)]
     if not faces:
         return cands
     is_face = np.zeros(len(backs), bool)

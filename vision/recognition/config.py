@@ -1,10 +1,10 @@
 """The recognizer's own tuning, in one place: what a lab script may change and a reader may look up."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
-from numbers import Integral, Real
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
+from ..config_values import Wording, check_values, from_plain, to_plain
 from ..correct import SURE_READING
 from ..halfreader import SMALL_TILE_PX
 
@@ -13,9 +13,94 @@ class RecognizerConfigError(ValueError):
     """A configuration the recognizer cannot use: a setting it does not know, or a value of the wrong kind."""
 
 
+def _wording(prefix: str = "") -> Wording:
+    return Wording(RecognizerConfigError, value="recognizer setting {name} must be {kind}, got {value!r}",
+                   unknown="unknown recognizer setting {names}; known settings are {known}",
+                   not_object="a recognizer configuration must be an object, got {type}", prefix=prefix, quoted=True)
+
+
+@dataclass(frozen=True)
+class FaceConfig:
+    """How a box is judged a face, a back or a patch of the table (`faces`): the thresholds that trade
+    a back taken for a face against a face thrown away as a back. Part of `RecognizerConfig` (`faces`)."""
+
+    WORDING: ClassVar[Wording] = _wording("faces.")
+
+    faint_bar_contrast: int = 16
+    """Contrast at which a large blank box's divider is looked for again (the reader's is 28): a
+    double blank's bar is often faint (a thin grey line on a cream face); a back has nothing running
+    straight across its middle (a ring or a dimple is short, a stripe slanted)."""
+    bar_turns: tuple[float, ...] = (-10.0, -5.0, 5.0, 10.0)
+    """Degrees a large blank box's crop is turned to look for a divider the box does not lie square
+    to (`faces._turned_bar`). Why: a crosswise 112-px 0-0 chickie in a rendered double-6 round
+    was boxed 8 degrees off its outline; its thin grey divider, slanted across the crop, filled no row
+    of it, so the tile was taken for a back in every frame and its two toes were never followed. A
+    back's stripe runs some 60 degrees off square, a ring or a dimple short."""
+    same_face: float = 20.0
+    """Largest Lab distance between the median colours on either side of a turned divider for both
+    to be one face (`faces._turned_bar`)."""
+    blank_sure: float = 0.6
+    """How sure the half reader must be of a 0 on each end of a small blank box to call it the double
+    blank (on rendered tables, double blanks read 0.73 or more, backs at most 0.49)."""
+    groove_bar_contrast: int = 8
+    """The faintest divider a large blank box may show to count as the double blank (where the half
+    reader is `groove_blank_sure` of 0 on each end), or a blank-looking small box of several dots an
+    end to count as that face (see `faces.looks_double_blank`, `faces.looks_a_face_by_pattern`)."""
+    groove_blank_sure: float = 0.8
+    """How sure of 0 the half reader must be on each end of a large blank box showing only a
+    divider as faint as `groove_bar_contrast` (see `faces.looks_double_blank`)."""
+    dot_count_margin: float = 0.25
+    """Where the dot detector's count must agree with the half reader's (a small box called a back or
+    a blank judged a face by its dots), each end may differ by this share of the larger end's value,
+    rounded down: an end of 8 dots beside a blank end agrees with a count of 7 to 9 and up to 2 stray
+    dots on the blank end, while ends of 0-3 dots must match exactly. Why: the dot detector's count
+    of a pale pattern on a colour view moves by a dot or two between builds of the same libraries
+    (an 8-0 counted 8-0 on one machine and 8-1 or 8-2 on another), and an exact match made whether a
+    tile was seen at all depend on the build. A back's dimples or ring read as 0 to 2 dots an end,
+    so the small counts that could be a back stay exact."""
+    face_sure: float = 0.9
+    """How sure the half reader must be of both ends of a small box with neither dot nor divider to
+    read it as that face, not a back (a 43-px double-13 drawn in pale lilac with a pale divider showed
+    no dot to the dot detector and was thrown away as a back in every frame of a rendered round,
+    while the half reader read it 13-13 at 0.96)."""
+    mottled_step: float = 9.0
+    """Lightness levels a face's pixel must step by, to its neighbours, to count as streaked (`mottled_share`)."""
+    mottled_share: float = 0.21
+    """A box read with at most one dot is a patch of the table, not a tile, where more than this
+    share of its face, away from the divider's band and its dot, steps by over `mottled_step`
+    lightness levels a pixel (`faces.looks_mottled`). Why: such a face is plain but for its
+    divider and its dot, while glossy or woven table tops are streaked all over, and their streaks can
+    pass for a divider and a speck for a pip; the detector boxed such patches on copies of the real
+    photos turned 45 degrees or seen at a slant (`scripts/stress_real.py`), and each was read as a 0-0
+    or a 1-0 that is not there. Shares measured: such patches 0.27-0.48 on the real
+    copies, and two boxes read falsely on rendered steep tables 0.26 and 0.37; tiles read with a dot
+    or none at most 0.07 on the real photos and their copies, 0.16 on rendered tables and hands (a box
+    loose or turned on its tile takes in the tile's edges, a dim render its sensor noise, which the
+    step of 9 mostly passes over). Faces of more dots are left alone: the halos of a blurred photo's
+    pips step too."""
+    mottled_dot: float = 0.18
+    """Radius, in crop widths, of the disc about a dot found that `faces.looks_mottled` leaves out: a
+    large pip of a double-6 set with its rim and blur."""
+    mottled_seen: float = 0.25
+    """Share of the face that must lie inside the picture for `faces.looks_mottled` to judge it."""
+
+    def __post_init__(self) -> None:
+        check_values(self, self.WORDING)
+
+    def to_dict(self) -> dict[str, Any]:
+        return to_plain(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "FaceConfig":
+        """A face-judgment configuration from an object of setting names (the rest keep their defaults)."""
+        return from_plain(cls, data, cls.WORDING)
+
+
 @dataclass(frozen=True)
 class RecognizerConfig:
     """How the recognizer reads a picture; the defaults are what the committed models were tuned with."""
+
+    WORDING: ClassVar[Wording] = _wording()
 
     detector_conf: float = 0.5
     """Score below which the tile detector's boxes are left out."""
@@ -58,34 +143,20 @@ class RecognizerConfig:
     their boxes and pips show the angle, or that there is none; and a guess costs a second reading
     (1.4 s instead of 0.5 s for a 2718x2718 close-up of two tiles seen from above, where the guess
     was tried with fewer than three faces)."""
+    faces: FaceConfig = field(default_factory=FaceConfig)
+    """How a box is judged a face, a back or a patch of the table (`FaceConfig`)."""
 
     def __post_init__(self) -> None:
         """Values of the wrong kind are refused where they are given: a threshold given as text
         would otherwise fail deep inside a reading, or (a flag given as 0) pass unnoticed."""
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if f.type == "bool":
-                ok, kind = isinstance(value, bool), "true or false"
-            elif f.type == "int":
-                ok, kind = isinstance(value, Integral) and not isinstance(value, bool), "a whole number"
-            else:
-                ok, kind = isinstance(value, Real) and not isinstance(value, bool), "a number"
-            if not ok:
-                raise RecognizerConfigError(f"recognizer setting {f.name} must be {kind}, got {value!r}")
+        check_values(self, self.WORDING)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return to_plain(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "RecognizerConfig":
-        """A configuration from an object of setting names; settings not given keep their defaults.
-        Unknown names are refused, not ignored: a misspelt setting left at its default would
-        change nothing while seeming to."""
-        if not isinstance(data, dict):
-            raise RecognizerConfigError(f"a recognizer configuration must be an object, got {type(data).__name__}")
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known, key=str)
-        if unknown:
-            raise RecognizerConfigError(f"unknown recognizer setting {', '.join(map(repr, unknown))}; "
-                                        f"known settings are {', '.join(sorted(known))}")
-        return cls(**data)
+        """A configuration from an object of setting names; settings not given keep their defaults
+        (`faces` is an object of its own names). Unknown names are refused, not ignored: a misspelt
+        setting left at its default would change nothing while seeming to."""
+        return from_plain(cls, data, cls.WORDING)

@@ -59,7 +59,8 @@ def drop_shared_dots(cands: Candidates, ctx: Context) -> Candidates:
 
 def drop_table_patches(cands: Candidates, ctx: Context) -> Candidates:
     """A box of a dot or none, streaked all over, is a patch of the table, neither face nor back
-    (see `faces.MOTTLED_SHARE`)."""
-    keep = np.array([not (sum(r.pips) <= 1 and looks_mottled(crop, r.points, inside_picture(ctx.img.bgr.shape, c)))
+    (see `FaceConfig.mottled_share`)."""
+    keep = np.array([not (sum(r.pips) <= 1 and looks_mottled(crop, r.points, inside_picture(ctx.img.bgr.shape, c),
+                                                             ctx.config.faces))
                      for r, crop, c in zip(cands.reading, cands.crop, cands.corners)], bool)
     return _drop(cands, ctx, keep, "drop_table_patches", Flag.TABLE_PATCH)

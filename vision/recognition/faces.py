@@ -1,5 +1,6 @@
 """Whether a box is a face, a back or a patch of the table: the judgments the stages that sort
-faces from backs go by (each a function of a reading, a crop and the half reader's belief)."""
+faces from backs go by (each a function of a reading, a crop and the half reader's belief, judged
+by the thresholds of a `FaceConfig`, the recognizer's `config.faces`)."""
 from __future__ import annotations
 
 from typing import Any, Callable, Sequence
@@ -8,6 +9,7 @@ import cv2
 import numpy as np
 
 from ..pipreader import TileReading, colour_distance_view, faint_pips_view, find_bar
+from .config import FaceConfig
 
 
 def looks_face_down(reading: TileReading) -> bool:
@@ -17,82 +19,37 @@ def looks_face_down(reading: TileReading) -> bool:
     return dots == (0, 0) and reading.bar is None
 
 
-FAINT_BAR_CONTRAST = 16
-"""Contrast at which a large blank box's divider is looked for again (the reader's is 28): a
-double blank's bar is often faint (a thin grey line on a cream face); a back has nothing running
-straight across its middle (a ring or a dimple is short, a stripe slanted)."""
-BAR_TURNS = (-10.0, -5.0, 5.0, 10.0)
-"""Degrees a large blank box's crop is turned to look for a divider the box does not lie square
-to (`_turned_bar`). Why: a crosswise 112-px 0-0 chickie in a rendered double-6 round
-was boxed 8 degrees off its outline; its thin grey divider, slanted across the crop, filled no row
-of it, so the tile was taken for a back in every frame and its two toes were never followed. A
-back's stripe runs some 60 degrees off square, a ring or a dimple short."""
-
-
-def _turned_bar(crop: np.ndarray) -> bool:
-    """Whether the crop, turned by one of `BAR_TURNS` about its middle, shows a faint divider
+def _turned_bar(crop: np.ndarray, config: FaceConfig = FaceConfig()) -> bool:
+    """Whether the crop, turned by one of `FaceConfig.bar_turns` about its middle, shows a faint divider
     with the same face on both sides of it. Why both sides: a box over a table's straight edge has
     a line across its middle too, with the table on one side (a phantom 0-0 on a steep copy of a
     real photo, `scripts/stress_real.py`)."""
     h, w = crop.shape[:2]
-    for deg in BAR_TURNS:
+    for deg in config.bar_turns:
         m = cv2.getRotationMatrix2D((w / 2, h / 2), deg, 1.0)
         turned = cv2.warpAffine(crop, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        bar = find_bar(turned, contrast=FAINT_BAR_CONTRAST)
+        bar = find_bar(turned, contrast=config.faint_bar_contrast)
         if bar is None:
             continue
         row, thick = bar
         lab = cv2.cvtColor(turned, cv2.COLOR_BGR2LAB).astype(np.float32)[:, int(0.2 * w):int(0.8 * w)]
         above = np.median(lab[int(0.15 * h):max(int(row - thick), int(0.15 * h) + 1)].reshape(-1, 3), axis=0)
         below = np.median(lab[min(int(row + thick) + 1, int(0.85 * h) - 1):int(0.85 * h)].reshape(-1, 3), axis=0)
-        if float(np.linalg.norm(above - below)) < SAME_FACE:
+        if float(np.linalg.norm(above - below)) < config.same_face:
             return True
     return False
 
 
-SAME_FACE = 20.0
-"""Largest Lab distance between the median colours on either side of a turned divider for both
-to be one face (`_turned_bar`)."""
-
-
-BLANK_SURE = 0.6
-"""How sure the half reader must be of a 0 on each end of a small blank box to call it the double
-blank (on rendered tables, double blanks read 0.73 or more, backs at most 0.49)."""
-
-
-GROOVE_BAR_CONTRAST = 8
-GROOVE_BLANK_SURE = 0.8
-"""The faintest divider a large blank box may show to count as the double blank, and how sure of
-0 the half reader must then be on each end (see `looks_double_blank`)."""
-
-
-DOT_COUNT_MARGIN = 0.25
-"""Where the dot detector's count must agree with the half reader's (a small box called a back or
-a blank judged a face by its dots), each end may differ by this share of the larger end's value,
-rounded down: an end of 8 dots beside a blank end agrees with a count of 7 to 9 and up to 2 stray
-dots on the blank end, while ends of 0-3 dots must match exactly. Why: the dot detector's count
-of a pale pattern on a colour view moves by a dot or two between builds of the same libraries
-(an 8-0 counted 8-0 on one machine and 8-1 or 8-2 on another), and an exact match made whether a
-tile was seen at all depend on the build. A back's dimples or ring read as 0 to 2 dots an end,
-so the small counts that could be a back stay exact."""
-
-
-def dots_agree(counted: tuple[int, int] | Any, want: tuple[int, int]) -> bool:
+def dots_agree(counted: tuple[int, int] | Any, want: tuple[int, int], config: FaceConfig = FaceConfig()) -> bool:
     """Whether the dot detector's count (`counted`) agrees with the half reader's (`want`) within
-    `DOT_COUNT_MARGIN`, end by end."""
-    margin = int(max(want) * DOT_COUNT_MARGIN)
+    `FaceConfig.dot_count_margin`, end by end."""
+    margin = int(max(want) * config.dot_count_margin)
     return all(abs(int(c) - int(w)) <= margin for c, w in zip(counted, want))
 
 
-FACE_SURE = 0.9
-"""How sure the half reader must be of both ends of a small box with neither dot nor divider to
-read it as that face, not a back (a 43-px double-13 drawn in pale lilac with a pale divider showed
-no dot to the dot detector and was thrown away as a back in every frame of a rendered round,
-while the half reader read it 13-13 at 0.96)."""
-
-
 def looks_a_face_by_pattern(reading: TileReading, crop,
-                            count_dots: Callable[[Any, Any], tuple[int, int]] | None = None) -> bool:
+                            count_dots: Callable[[Any, Any], tuple[int, int]] | None = None,
+                            config: FaceConfig = FaceConfig()) -> bool:
     """Whether a blank-looking small box is a face after all: the half reader is sure of both ends,
     one of them at least a dot, and a fainter look finds the divider every face has. The divider
     is needed: the half reader reads a back with a dimple in each half as 1-1, sure at 0.9 and
@@ -103,24 +60,24 @@ def looks_a_face_by_pattern(reading: TileReading, crop,
     if not all(hasattr(h, "probs") for h in halves) or not any(h.count > 0 for h in halves):
         return False
     want = tuple(h.count for h in halves)
-    if not all(h.confidence >= FACE_SURE for h in halves):
+    if not all(h.confidence >= config.face_sure for h in halves):
         # an end of dots read sure beside a blank end read unsure: the face where the divider shows
         # at a fainter look and a colour view counts those dots on both ends, within `dots_agree`'s
         # margin (a back's own pattern stays faint there). Why: in a rendered round, an 8-0 toe of
         # yellow-green pips on a lilac face showed the dot detector nothing; the half reader was sure
         # of the 8 (0.94) but not of the blank beside it (0.24), and the tile was a back in every frame.
-        if not all(h.confidence >= FACE_SURE for h in halves if h.count > 0):
+        if not all(h.confidence >= config.face_sure for h in halves if h.count > 0):
             return False
-        bar = find_bar(crop, contrast=FAINT_BAR_CONTRAST)
+        bar = find_bar(crop, contrast=config.faint_bar_contrast)
         return bar is not None and count_dots is not None and \
-            any(dots_agree(count_dots(view(crop), bar), want) for view in PALE_PIP_VIEWS)
-    if find_bar(crop, contrast=FAINT_BAR_CONTRAST) is not None:
+            any(dots_agree(count_dots(view(crop), bar), want, config) for view in PALE_PIP_VIEWS)
+    if find_bar(crop, contrast=config.faint_bar_contrast) is not None:
         return True
     # where both ends need several dots, a divider fainter still will do (a 54-px 10-10 spinner
     # with a dashed pale red divider and small pale pips, read 10-10 at 0.94 and 0.95, was a back
     # in every frame of a rendered round, and the round was followed from its first arm):
     # a back's ring, dimples or stripe read as a 0 or a 1 on an end, never as two values of 2 or more
-    groove = find_bar(crop, contrast=GROOVE_BAR_CONTRAST)
+    groove = find_bar(crop, contrast=config.groove_bar_contrast)
     if groove is None:
         return False
     if all(h.count >= 2 for h in halves):
@@ -130,34 +87,13 @@ def looks_a_face_by_pattern(reading: TileReading, crop,
     # dots on both ends (`dots_agree`), it is that face. A back's pattern drawn in its own colour
     # (dimples, a ring) stays far fainter on these views than a pip of another colour.
     return count_dots is not None and \
-        any(dots_agree(count_dots(view(crop), groove), want) for view in PALE_PIP_VIEWS)
-
-
-MOTTLED_STEP = 9.0
-MOTTLED_SHARE = 0.21
-"""A box read with at most one dot is a patch of the table, not a tile, where more than
-`MOTTLED_SHARE` of its face, away from the divider's band and its dot, steps by over
-`MOTTLED_STEP` lightness levels a pixel (`looks_mottled`). Why: such a face is plain but for its
-divider and its dot, while glossy or woven table tops are streaked all over, and their streaks can
-pass for a divider and a speck for a pip; the detector boxed such patches on copies of the real
-photos turned 45 degrees or seen at a slant (`scripts/stress_real.py`), and each was read as a 0-0
-or a 1-0 that is not there. Shares measured: such patches 0.27-0.48 on the real
-copies, and two boxes read falsely on rendered steep tables 0.26 and 0.37; tiles read with a dot
-or none at most 0.07 on the real photos and their copies, 0.16 on rendered tables and hands (a box
-loose or turned on its tile takes in the tile's edges, a dim render its sensor noise, which the
-step of 9 mostly passes over). Faces of more dots are left alone: the halos of a blurred photo's
-pips step too."""
-MOTTLED_DOT = 0.18
-"""Radius, in crop widths, of the disc about a dot found that `looks_mottled` leaves out: a large
-pip of a double-6 set with its rim and blur."""
-MOTTLED_SEEN = 0.25
-"""Share of the face that must lie inside the picture for `looks_mottled` to judge it."""
+        any(dots_agree(count_dots(view(crop), groove), want, config) for view in PALE_PIP_VIEWS)
 
 
 def looks_mottled(crop: np.ndarray, dots: Sequence[tuple[float, float, float, int]] = (),
-                  inside: np.ndarray | None = None) -> bool:
+                  inside: np.ndarray | None = None, config: FaceConfig = FaceConfig()) -> bool:
     """Whether a straightened crop's face, away from the divider's band and the `dots` found on it
-    (crop x, y first), is streaked all over (see `MOTTLED_SHARE`). A shadow's edge or a glare spot
+    (crop x, y first), is streaked all over (see `FaceConfig.mottled_share`). A shadow's edge or a glare spot
     steps across a line or a patch, not everywhere, so the share of steep pixels is asked, not how
     far they lie from the face's colour. `inside`: the crop's pixels that come from inside the
     picture (`rectify.inside_picture`); only those are judged, as the picture's edge repeated
@@ -170,31 +106,32 @@ def looks_mottled(crop: np.ndarray, dots: Sequence[tuple[float, float, float, in
     face[np.r_[int(h * 0.1):int(h * 0.36), int(h * 0.64):int(h * 0.9)], int(w * 0.12):int(w * 0.88)] = 1
     whole = int(face.sum())
     for x, y, *_ in dots:
-        cv2.circle(face, (int(round(x)), int(round(y))), int(round(MOTTLED_DOT * w)), 0, -1)
+        cv2.circle(face, (int(round(x)), int(round(y))), int(round(config.mottled_dot * w)), 0, -1)
     plain = face.astype(bool)
     if inside is not None:
         # a pixel whose 3x3 step reaches outside the picture is not judged either
         plain &= cv2.erode(inside.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
-    if plain.sum() < MOTTLED_SEEN * whole:
+    if plain.sum() < config.mottled_seen * whole:
         return False
-    return float((step[plain] > MOTTLED_STEP).mean()) > MOTTLED_SHARE
+    return float((step[plain] > config.mottled_step).mean()) > config.mottled_share
 
 
-def looks_a_face_by_its_dots(probs: np.ndarray, dots: tuple[int, int] | None) -> bool:
+def looks_a_face_by_its_dots(probs: np.ndarray, dots: tuple[int, int] | None,
+                             config: FaceConfig = FaceConfig()) -> bool:
     """Whether a small box the detector called a back is a face: the half reader is sure of both
-    ends (`FACE_SURE`), at least one dot, and the dot detector counts those dots on its crop
+    ends (`FaceConfig.face_sure`), at least one dot, and the dot detector counts those dots on its crop
     (`dots`, compared by `dots_agree`; None asks only the half reader's part). Why: a 1-0 toe with
     one pale yellow pip on a lilac face, crosswise on a lilac table in a rendered round, was boxed as
     a back in every frame though both readers read it 1-0, and the plays built on its chickie were lost. A
     back's dimples read 1-1 to the half reader, so the dots must agree too: of the 14,234 small boxes
     called backs on 240 rendered 720p tables of double-9 to double-15 (seeds 3601-3603), none passed."""
     want = tuple(int(np.argmax(p)) for p in probs)
-    if min(float(np.max(p)) for p in probs) < FACE_SURE or sum(want) == 0:
+    if min(float(np.max(p)) for p in probs) < config.face_sure or sum(want) == 0:
         return False
-    return dots is None or dots_agree(dots, want)
+    return dots is None or dots_agree(dots, want, config)
 
 
-def looks_double_blank(reading: TileReading, crop, probs=None) -> bool:
+def looks_double_blank(reading: TileReading, crop, probs=None, config: FaceConfig = FaceConfig()) -> bool:
     """Whether a box with neither dot nor divider (see `looks_face_down`) is the double blank after
     all: its divider may be too faint for the reader's test, and then the dots it does not have
     are all there is to tell it from a back. Small tiles go by the half reader (sure of 0 on both
@@ -204,11 +141,11 @@ def looks_double_blank(reading: TileReading, crop, probs=None) -> bool:
     fresh rendered double-6 round, and the round was followed from the wrong tile)."""
     halves = reading.halves
     if all(hasattr(h, "probs") for h in halves):
-        return all(h.count == 0 and h.confidence >= BLANK_SURE for h in halves)
-    if find_bar(crop, contrast=FAINT_BAR_CONTRAST) is not None or _turned_bar(crop):
+        return all(h.count == 0 and h.confidence >= config.blank_sure for h in halves)
+    if find_bar(crop, contrast=config.faint_bar_contrast) is not None or _turned_bar(crop, config):
         return True
-    return probs is not None and all(float(p[0]) >= GROOVE_BLANK_SURE for p in probs) and \
-        find_bar(crop, contrast=GROOVE_BAR_CONTRAST) is not None
+    return probs is not None and all(float(p[0]) >= config.groove_blank_sure for p in probs) and \
+        find_bar(crop, contrast=config.groove_bar_contrast) is not None
 
 
 def cut_by_edge(corners, width: int, height: int, margin: float = 0.005) -> bool:

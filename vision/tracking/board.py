@@ -18,14 +18,7 @@ import numpy as np
 from engine import Tile
 
 from .geometry import TilePose, estimate_motion, overlaps
-
-CAMERA_SHIFT = 0.3
-"""How far (tile widths) the known tiles must have moved together, for the median tile, to
-take the camera as moved."""
-DRIFT = 0.08
-"""Smallest consistent move (tile widths) the tracker follows silently."""
-FEW_TILES_SHIFT = 0.4
-"""With fewer than three tiles on the board, the shift (tile widths) that counts as a camera move."""
+from .tuning import PictureConfig, TrackerConfig
 
 
 class TileStatus(StrEnum):
@@ -85,7 +78,7 @@ class Observation:
     motion: np.ndarray | None = None
     """2x3 similarity taking board coordinates to this frame's when the camera has moved."""
     drift: np.ndarray | None = None
-    """A small move of the whole picture (a slightly knocked camera, below `CAMERA_SHIFT`)."""
+    """A small move of the whole picture (a slightly knocked camera, below `TrackerConfig.camera_shift`)."""
     matched: int = 0
     seen: set[Tile] = field(default_factory=set)
     seen_poses: dict[Tile, TilePose] = field(default_factory=dict)
@@ -99,41 +92,25 @@ class Observation:
     """Known tiles whose place was compared with their settled picture, and the answer."""
 
 
-PATCH = (12, 24)
-"""A tile's picture for `same_picture`, straightened (width, length): coarse enough that a few
-pixels of pose error or a re-rendered grain barely show, fine enough to show the pips."""
-PATCH_INNER = 0.7
-"""Share of the box's length and width its inside covers, about its centre. A box takes in a
-strip of what lies beside its tile (boxes are a few pixels off, edges blurred), and a tile laid
-against it there (a toe against a double's side) changed the whole box's picture enough that a
-double the reader then lost was taken for gone: a fresh double-15 round lost a 15-15 with
-its toes and the plays after them (whole box 0.67 alike across the toe's laying, its inside 0.90)."""
-SAME_PICTURE = 0.75
-"""Least correlation between a tile's settled picture and its place now for the tile to
-count as still lying there."""
-SAME_BRIGHTNESS = 0.25
-"""Largest relative change of the place's mean brightness for the same."""
-
-
-def tile_patch(image: np.ndarray, pose: TilePose) -> np.ndarray | None:
-    """The tile's place in `image`, straightened to PATCH, grey, float32 (None off the picture):
-    the whole box, and its inside (`PATCH_INNER`)."""
+def tile_patch(image: np.ndarray, pose: TilePose, config: PictureConfig = PictureConfig()) -> np.ndarray | None:
+    """The tile's place in `image`, straightened to `config.patch`, grey, float32 (None off the
+    picture): the whole box, and its inside (`config.patch_inner`)."""
     if image is None or not isinstance(image, np.ndarray) or image.ndim < 2:
         return None
     h, w = image.shape[:2]
     c = pose.corners
     if (c[:, 0] < 0).any() or (c[:, 1] < 0).any() or (c[:, 0] > w).any() or (c[:, 1] > h).any():
         return None
-    pw, ph = PATCH
+    pw, ph = config.patch
     dst = np.float32([[0, 0], [2 * pw, 0], [2 * pw, 2 * ph], [0, 2 * ph]])
     layers = []
-    for share in (1.0, PATCH_INNER):
+    for share in (1.0, config.patch_inner):
         quad = c.mean(0) + (c - c.mean(0)) * share
         m = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
         big = cv2.warpPerspective(image, m, (2 * pw, 2 * ph), flags=cv2.INTER_LINEAR)
         if big.ndim == 3:
             big = cv2.cvtColor(big, cv2.COLOR_BGR2GRAY)
-        layers.append(cv2.resize(big, PATCH, interpolation=cv2.INTER_AREA).astype(np.float32))
+        layers.append(cv2.resize(big, (pw, ph), interpolation=cv2.INTER_AREA).astype(np.float32))
     return np.stack(layers)
 
 
@@ -145,12 +122,12 @@ def picture_similarity(ref: np.ndarray, cur: np.ndarray) -> tuple[float, float]:
     return ncc, float(abs(ref.mean() - cur.mean()) / (ref.mean() + 1.0))
 
 
-def same_picture(ref: np.ndarray, cur: np.ndarray) -> bool:
+def same_picture(ref: np.ndarray, cur: np.ndarray, config: PictureConfig = PictureConfig()) -> bool:
     """Whether two `tile_patch` pictures show the same: the whole box alike, or its inside alike
     (a tile laid against the tile changes only the box's rim)."""
     for a, b in zip(ref, cur):
         ncc, bright = picture_similarity(a, b)
-        if ncc >= SAME_PICTURE and bright <= SAME_BRIGHTNESS:
+        if ncc >= config.same_picture and bright <= config.same_brightness:
             return True
     return False
 
@@ -180,8 +157,10 @@ def _corner_pairs(known: TilePose, seen: TilePose) -> tuple[np.ndarray, np.ndarr
     return (a, b0) if np.abs(a - b0).sum() <= np.abs(a - b1).sum() else (a, b1)
 
 
-def register(obs: Observation, board: dict[Tile, BoardTile], set_max: int) -> None:
-    """Work out whether the camera moved, from the corners of known tiles seen again.
+def register(obs: Observation, board: dict[Tile, BoardTile], set_max: int,
+             tuning: TrackerConfig = TrackerConfig()) -> None:
+    """Work out whether the camera moved, from the corners of known tiles seen again (by how much
+    is `tuning`'s: `camera_shift`, `few_tiles_shift`, `drift`).
     One tile is enough to follow a camera knocked right after the spinner went down;
     with three or more, tiles that moved on their own are outvoted."""
     src, dst, widths = [], [], []
@@ -218,12 +197,12 @@ def register(obs: Observation, board: dict[Tile, BoardTile], set_max: int) -> No
     # far tiles; a noisy turn estimate from a small board moves nothing much)
     centres = src_pts.reshape(-1, 4, 2).mean(1)
     moved_by = np.hypot(*((centres @ m[:, :2].T + m[:, 2]) - centres).T)
-    limit = (FEW_TILES_SHIFT if len(src) < 3 else CAMERA_SHIFT) * w
+    limit = (tuning.few_tiles_shift if len(src) < 3 else tuning.camera_shift) * w
     shift = float(np.median(moved_by))
     if shift > limit:
         obs.motion = m
         obs.matched = inliers
-    elif shift > DRIFT * w:
+    elif shift > tuning.drift * w:
         obs.drift = m
 
 

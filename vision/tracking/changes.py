@@ -2,10 +2,11 @@
 
 A decision's steps act on the changes (`Changes`); finding them (`detect_changes`) reads only the
 board tiles, the observations and the few facts it is given (how many observations a decision and a
-removal rest on, the last play, the last motion), so it can be checked on a hand-built board and
-readings. It changes neither, with one exception that is not a change of either: whether a tile's
-place still looks as it did when the board settled is remembered on the observation that was asked
-(`Observation.unchanged`), since the answer is a fact of that frame's pixels.
+removal rest on, the last play, the last motion, how a place is compared with its settled picture),
+so it can be checked on a hand-built board and readings. It changes neither, with one exception
+that is not a change of either: whether a tile's place still looks as it did when the board settled
+is remembered on the observation that was asked (`Observation.unchanged`), since the answer is a
+fact of that frame's pixels.
 
 Tiles found new are not here: finding them votes over every reading since the last motion and
 corrects the board as it goes (a board tile misread, a loose tile played), so it stays with the
@@ -22,6 +23,7 @@ from engine import Tile
 
 from .board import BoardTile, Observation, TileStatus, same_picture, tile_patch
 from .geometry import TilePose
+from .tuning import PictureConfig
 
 Found = tuple[Tile, TilePose, Observation]
 """A tile to place: its reading, where it lies, and the observation that first showed it."""
@@ -58,19 +60,20 @@ def is_last_play(bt: BoardTile, last_play: Tile | None) -> bool:
     return last_play is not None and last_play == bt.tile and bt.status == TileStatus.LEGAL
 
 
-def looks_unchanged(bt: BoardTile, obs: Observation) -> bool:
-    """Whether `bt`'s place in `obs` still looks as it did when the board last settled (the answer
-    is remembered on `obs`)."""
+def looks_unchanged(bt: BoardTile, obs: Observation, pictures: PictureConfig = PictureConfig()) -> bool:
+    """Whether `bt`'s place in `obs` still looks as it did when the board last settled, compared as
+    `pictures` says (the answer is remembered on `obs`)."""
     if bt.patch is None or obs.image is None or obs.motion is not None:
         return False
     known = obs.unchanged.get(bt.tile)
     if known is None:
-        cur = tile_patch(obs.image, bt.pose)
-        known = obs.unchanged[bt.tile] = cur is not None and same_picture(bt.patch, cur)
+        cur = tile_patch(obs.image, bt.pose, pictures)
+        known = obs.unchanged[bt.tile] = cur is not None and same_picture(bt.patch, cur, pictures)
     return known
 
 
-def still_there(bt: BoardTile, obs: Observation, last_play: Tile | None) -> bool:
+def still_there(bt: BoardTile, obs: Observation, last_play: Tile | None,
+                pictures: PictureConfig = PictureConfig()) -> bool:
     """Whether `obs` shows something at `bt`'s place: the tile itself, another reading of it, for a
     tile that cannot be taken back (a spinner, an older play) any reading lying on it, or the very
     picture the place showed when the board last settled; the recognizer can make one tile into
@@ -83,18 +86,18 @@ def still_there(bt: BoardTile, obs: Observation, last_play: Tile | None) -> bool
         return True
     # read as nothing at all, but its place looks as it did: the reader lost it, the
     # tile did not leave (on 45-px tiles a double-12 layout loses a few in every reading)
-    return looks_unchanged(bt, obs)
+    return looks_unchanged(bt, obs, pictures)
 
 
 def tiles_gone(board: Mapping[Tile, BoardTile], span: Sequence[Observation], last_play: Tile | None,
-               last_motion: int) -> list[BoardTile]:
+               last_motion: int, pictures: PictureConfig = PictureConfig()) -> list[BoardTile]:
     """Board tiles absent from every observation of `span`, read twice at least. A tile is never
     taken away without a hand, so only tiles laid before the last motion can have gone; one that
     merely stops being read is the reader's failure, not a change."""
     if readings(span) < 2:
         return []
     return [bt for bt in board.values() if not bt.missing and last_motion > bt.frame
-            and not any(still_there(bt, o, last_play) for o in span)]
+            and not any(still_there(bt, o, last_play, pictures) for o in span)]
 
 
 def shown_again(board: Mapping[Tile, BoardTile], recent: Sequence[Observation],
@@ -132,16 +135,17 @@ def replacements(board: Mapping[Tile, BoardTile], span: Sequence[Observation]) -
 
 
 def detect_changes(board: Mapping[Tile, BoardTile], window: Sequence[Observation], *, window_size: int,
-                   remove_window: int, last_play: Tile | None, last_motion: int) -> Changes:
+                   remove_window: int, last_play: Tile | None, last_motion: int,
+                   pictures: PictureConfig = PictureConfig()) -> Changes:
     """What `window` (the tracker's still observations, oldest first) shows changed on `board`:
     tiles gone and places read as other tiles over the last `remove_window` observations (once the
     window holds that many), tiles back over the last `window_size`. `last_play`: the tile of the
     round's last play (it can be taken back, so a reading over it does not keep it); `last_motion`:
-    the frame something last moved in."""
+    the frame something last moved in; `pictures`: how a place is compared with its settled picture."""
     recent = window[-window_size:]
     if len(window) < remove_window:
         return Changes(shown_again=tuple(shown_again(board, recent)))
     span = window[-remove_window:]
-    gone = tiles_gone(board, span, last_play, last_motion)
+    gone = tiles_gone(board, span, last_play, last_motion, pictures)
     return Changes(gone=tuple(gone), gone_at=span[0], shown_again=tuple(shown_again(board, recent, gone)),
                    replaced=tuple(replacements(board, span).items()))

@@ -90,7 +90,7 @@ def picture_laid_tiles(d: Decision) -> list[TrackEvent]:
     if latest.motion is None and latest.image is not None:
         for bt in d.tracker.board.values():
             if bt.patch is None and not bt.missing and read_at_place(bt.tile, latest):
-                bt.patch = tile_patch(latest.image, bt.pose)
+                bt.patch = tile_patch(latest.image, bt.pose, d.tracker.tuning.pictures)
     return []
 
 
@@ -99,7 +99,7 @@ def find_changes(d: Decision) -> list[TrackEvent]:
     followed the camera and pictured the tiles laid since it settled, before any step acts."""
     tr = d.tracker
     d.changes = detect_changes(tr.board, tr.window, window_size=tr.window_size, remove_window=tr.remove_window,
-                               last_play=tr._last_played(), last_motion=tr._last_motion)
+                               last_play=tr._last_played(), last_motion=tr._last_motion, pictures=tr.tuning.pictures)
     return []
 
 

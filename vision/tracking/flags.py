@@ -18,7 +18,7 @@ from .events import FlagWithdrawn, TilePlayed, TrackEvent
 from .evidence import FlagScene, emit
 from .geometry import TilePose
 from .pictures import place_looks_alike
-from .tuning import WAITING_DOUBLE_RULES
+from .tuning import WAITING_DOUBLE_RULES, PictureConfig
 
 
 class Flags:
@@ -42,7 +42,8 @@ class Flags:
             # stretch of hands: the order the rules accept is the likelier one, as in `_play_order`)
             earlier = [b for b in self.board.values()
                        if b.status == TileStatus.LEGAL and not b.stood and b.frame >= bt.frame
-                       and b.tile not in self._flag_views and self._lay_there_at(b, image, to_then, obs.image)]
+                       and b.tile not in self._flag_views and
+                       self._lay_there_at(b, image, to_then, obs.image, self.tuning.pictures)]
             if not earlier:
                 continue
             seen = ", ".join(str(b.tile) for b in earlier)
@@ -118,10 +119,11 @@ class Flags:
         return events
 
     @staticmethod
-    def _lay_there_at(bt: BoardTile, then: np.ndarray, to_then: np.ndarray, now: np.ndarray) -> bool:
+    def _lay_there_at(bt: BoardTile, then: np.ndarray, to_then: np.ndarray, now: np.ndarray,
+                      config: PictureConfig) -> bool:
         """Whether `bt`'s place looked in the picture `then` as it looks `now` (`to_then` maps
         today's coordinates to that picture's)."""
-        return place_looks_alike(then, now, bt.pose, bt.pose.transformed(to_then))
+        return place_looks_alike(then, now, bt.pose, bt.pose.transformed(to_then), config)
 
     def _flag(self, tile: Tile, pose: TilePose, player: int | None, parent: BoardTile | None, on: Tile | None,
               rule: str | None, message: str, laid: Observation, frame: int | None = None,
@@ -158,7 +160,8 @@ class Flags:
         if last is None or double is None or not last.tile.is_double or last.stood or ref is None or \
                 obs.image is None or obs.motion is not None:
             return None
-        if not ref.looks_alike(obs.image, pose) or ref.looks_alike(obs.image, double.pose):
+        if not ref.looks_alike(obs.image, pose, self.tuning.pictures) or \
+                ref.looks_alike(obs.image, double.pose, self.tuning.pictures):
             return None
         play = referee.play_before_last(tile, parent.tile, pose.pips[touching] if touching is not None else None,
                                         obs.frame, obs.t)

@@ -22,10 +22,6 @@ import cv2
 import numpy as np
 
 
-ATTACH_MAX = 0.5
-"""Largest mismatch, in tile widths, between a new tile's near half and a place to lay it."""
-
-
 @dataclass
 class TilePose:
     corners: np.ndarray

@@ -13,7 +13,7 @@ from engine import Tile
 
 from .board import BoardTile, Observation, TileStatus, at_place_of
 from .events import TilePlayed, TrackEvent
-from .geometry import ATTACH_MAX, TilePose, contact_on_double, contact_on_tile
+from .geometry import TilePose, contact_on_double, contact_on_tile
 from .pictures import with_first_reading
 from .referee import Referee, Verdict
 from .tuning import WAITING_DOUBLE_RULES
@@ -45,7 +45,7 @@ class Judging:
             if referee is not None and bt.status in (TileStatus.SPINNER, TileStatus.LEGAL) and \
                     not referee.open_slots(bt.tile):
                 score += 0.15  # prefer a place where a tile may go, when two are equally close
-            if score <= ATTACH_MAX * reach:
+            if score <= self.tuning.attach_max * reach:
                 out.append((score, bt, contact))
         out.sort(key=lambda c: c[0])
         return out

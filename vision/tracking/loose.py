@@ -12,7 +12,7 @@ from engine.board import SLOT_STRIDE
 
 from .board import BoardTile, Observation, TileStatus, tile_patch
 from .events import Notice, PlayCorrected, TilePlayed, TrackEvent
-from .geometry import ATTACH_MAX, TilePose, contact_on_double
+from .geometry import TilePose, contact_on_double
 
 
 class LooseTiles:
@@ -125,16 +125,17 @@ class LooseTiles:
         return None
 
     @staticmethod
-    def _fellow_toes(double: TilePose, loose: list[BoardTile]) -> list[tuple[BoardTile, int]]:
+    def _fellow_toes(double: TilePose, loose: list[BoardTile], attach_max: float) -> list[tuple[BoardTile, int]]:
         """The (at most two) tiles set apart that lie as toes of `double` would, with its value at
-        the end against it: (loose tile, its end touching the double), closest first."""
+        the end against it (within `attach_max` tile widths): (loose tile, its end touching the
+        double), closest first."""
         v = double.pips[0]
         fits = []
         for lb in loose:
             if lb.tile.is_double or not lb.tile.has(v):
                 continue
             contact = contact_on_double(lb.pose, double)
-            if contact.score <= ATTACH_MAX and lb.pose.pips[contact.touching] == v:
+            if contact.score <= attach_max and lb.pose.pips[contact.touching] == v:
                 fits.append((contact.score, lb, contact.touching))
         fits.sort(key=lambda f: f[0])
         return [(lb, k) for _, lb, k in fits[:2]]
@@ -173,7 +174,8 @@ class LooseTiles:
             if double in taken:
                 return None
             if toe is not None:  # laid before its toe, which moves onto it, and its fellow toes with it
-                fellows = self._fellow_toes(pose, [lb for lb in waiting if lb.tile not in taken])
+                fellows = self._fellow_toes(pose, [lb for lb in waiting if lb.tile not in taken],
+                                            self.tuning.attach_max)
                 if toe.tile in fixes or referee.slip_double_under(
                         toe.tile, double, [(lb.tile, lb.pose.pips[k], lb.frame, 0.0) for lb, k in fellows]) is None:
                     return None
@@ -268,8 +270,9 @@ class LooseTiles:
             referee.accept(tile, verdict, frame, first.t, value)
             self._played_legally.add(tile)
             # (an unseen double's place keeps the picture it shows now: the reader never finds it)
+            pictured = obs.image is not None and obs.motion is None
             patch = lb.patch if lb is not None else \
-                tile_patch(obs.image, pose) if obs.image is not None and obs.motion is None else None
+                tile_patch(obs.image, pose, self.tuning.pictures) if pictured else None
             self.board[tile] = BoardTile(tile, pose, TileStatus.LEGAL, verdict.player, on, touching, frame, patch=patch)
             events.append(TilePlayed(frame, first.t, str(tile), verdict.player, str(on), verdict.slot, verdict.end))
         # tiles still set apart that now touch the layout: judged as they lie
@@ -301,7 +304,8 @@ class LooseTiles:
                    f"lies on it")
         plays = {p.tile: p for p in referee.plays}
         self._played_legally.add(double)
-        patch = tile_patch(obs.image, pose) if obs.image is not None and obs.motion is None else None
+        pictured = obs.image is not None and obs.motion is None
+        patch = tile_patch(obs.image, pose, self.tuning.pictures) if pictured else None
         self.board[double] = BoardTile(double, pose, TileStatus.LEGAL, plays[double].player, on, 0, plays[double].frame,
                                        patch=patch)
         toe.on = double

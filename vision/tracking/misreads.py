@@ -250,7 +250,7 @@ class Misreads:
         ref = self._before_motion
         if ref is None or obs.motion is not None:
             return False
-        return ref.looks_alike(obs.image, pose)
+        return ref.looks_alike(obs.image, pose, self.tuning.pictures)
 
     def _fits_open_end(self, pose: TilePose) -> bool:
         """Whether `pose` lies against an open end of the layout with that end's value: then a

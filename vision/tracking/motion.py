@@ -32,16 +32,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-THUMB_WIDTH = 240
-NEAR_WHITE = 240.0
-GREY_FLOOR = 6.0
-"""Smallest difference, in grey levels, that counts (sensor noise in dark areas stays below it)."""
-CLIP_RISK = 150.0
-"""Thumbnail grey level from which a pixel may hold clipped pixels of the frame (see `_share`)."""
-LIT_GREY = 40.0
-LIT_SHARE = 0.02
-"""A lamp's step is measured on pixels brighter than `LIT_GREY` in both pictures when they are
-more than `LIT_SHARE` of the thumbnail; otherwise from the two medians."""
+from .tuning import MotionConfig
 
 
 @dataclass
@@ -61,23 +52,11 @@ class MotionReading:
     """This frame does not differ from the last frame the recognizer read (`mark_read`)."""
 
 
-CHANGE_SHARE = 0.0002
-"""Share of thumbnail pixels that must differ from the reference (or from the last picture read)
-for a still frame to be read: a 40-px tile laid on a light grey table, its face hardly brighter
-than the cloth, changed 14 pixels of a 256×144 thumbnail, under the 14.7 that 0.0004 asked, so a
-planted tile lying still for ten frames was never read (in a rendered double-15 round). A
-reading too many costs one recognizer run; a reading skipped can lose a play."""
-
-
 class MotionGate:
-    """Frame-difference motion detection on thumbnails."""
+    """Frame-difference motion detection on thumbnails, tuned by a `MotionConfig`."""
 
-    def __init__(self, thumb_width: int = THUMB_WIDTH, pixel_delta: float = 0.08, move_share: float = 0.0004,
-                 change_share: float = CHANGE_SHARE) -> None:
-        self.thumb_width = thumb_width
-        self.pixel_delta = pixel_delta
-        self.move_share = move_share
-        self.change_share = change_share
+    def __init__(self, config: MotionConfig = MotionConfig()) -> None:
+        self.config = config
         self._prev: tuple | None = None
         self._ref: tuple | None = None
         self._read: tuple | None = None
@@ -91,7 +70,7 @@ class MotionGate:
         grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         # shrink by a whole factor (about thumb_width wide): the last few rows and columns are
         # left out rather than paying for area averaging over fractional pixels
-        k = max(1, int(round(w / self.thumb_width)))
+        k = max(1, int(round(w / self.config.thumb_width)))
         tw, th = max(1, w // k), max(1, h // k)
         grey = grey.astype(np.float32)
         if k > 1:
@@ -101,7 +80,7 @@ class MotionGate:
         # whole grey levels stepped between 5 and 6 with no change in the light, a 20 % step that
         # made every white tile "move" and kept the tracker from reading a still board
         level = max(float(np.median(small)), 1.0)
-        return small, small >= NEAR_WHITE, level
+        return small, small >= self.config.near_white, level
 
     def _share(self, a: tuple, b: tuple) -> tuple[float, np.ndarray]:
         """Share of pixels that differ between two thumbnails (pixels near white in both left out:
@@ -110,11 +89,12 @@ class MotionGate:
         # on a near-black table the medians are the cloth's noise (8.5 and 9.4 grey levels for a
         # lamp 0.4 % brighter), and every tile "moved" by the 10 % between them
         ga, gb = a[0], b[0]
-        lit = (ga > LIT_GREY) & (gb > LIT_GREY) & ~(a[1] | b[1])
-        gain = float(np.median(gb[lit] / ga[lit])) if lit.mean() > LIT_SHARE else b[2] / a[2]
+        cfg = self.config
+        lit = (ga > cfg.lit_grey) & (gb > cfg.lit_grey) & ~(a[1] | b[1])
+        gain = float(np.median(gb[lit] / ga[lit])) if lit.mean() > cfg.lit_share else b[2] / a[2]
         ga = ga * gain
         # relative to the brighter of the two, but never less than a few grey levels
-        limit = np.maximum(self.pixel_delta * np.maximum(ga, gb), GREY_FLOOR)
+        limit = np.maximum(cfg.pixel_delta * np.maximum(ga, gb), cfg.grey_floor)
         brighter, darker = gb - ga > limit, ga - gb > limit
         # a pixel near white, shown or expected, may be brighter than it shows (clipped, or
         # blurred with clipped neighbours): a tile 229 grey levels bright read 252 in a frame lit
@@ -128,9 +108,9 @@ class MotionGate:
         # 11 %, over the 8 % allowed, and the two frames "moved": the one still frame left between
         # them and the next hand was too few to read a planted 1-0 twice.
         raw = a[0]
-        partly_clipped = (np.maximum(raw, gb) >= CLIP_RISK) & (gb >= np.minimum(raw, ga) - limit) & \
+        partly_clipped = (np.maximum(raw, gb) >= cfg.clip_risk) & (gb >= np.minimum(raw, ga) - limit) & \
             (gb <= np.maximum(raw, ga) + limit)
-        mask = np.select([a[1] & b[1], a[1], b[1], ga >= NEAR_WHITE, gb >= NEAR_WHITE * gain],
+        mask = np.select([a[1] & b[1], a[1], b[1], ga >= cfg.near_white, gb >= cfg.near_white * gain],
                          [False, darker, brighter, brighter, darker], (brighter | darker) & ~partly_clipped)
         return float(mask.mean()), mask
 
@@ -141,7 +121,7 @@ class MotionGate:
         if prev is None or prev[0].shape != thumb[0].shape:
             return MotionReading(True, True, 1.0, 1.0)
         level, mask = self._share(thumb, prev)
-        moving = level > self.move_share
+        moving = level > self.config.move_share
         ref = self._ref
         if ref is None or ref[0].shape != thumb[0].shape:
             ref_level = 1.0
@@ -149,7 +129,7 @@ class MotionGate:
             ref_level, _ = self._share(thumb, ref)
         entry = _edge_entry(mask) if moving else None
         self._ref_level = ref_level
-        changed = ref_level > self.change_share
+        changed = ref_level > self.config.change_share
         read = self._read
         # a picture that differs from the reference cannot be the one last read if that one did
         # not: a small change (a 40-px tile laid) sits near the threshold of both tests, and a
@@ -157,7 +137,7 @@ class MotionGate:
         # settled picture is later taken for part of the table)
         same = (not moving and read is not None and read[0].shape == thumb[0].shape
                 and not (changed and self._read_was_ref)
-                and self._share(thumb, read)[0] <= self.change_share)
+                and self._share(thumb, read)[0] <= self.config.change_share)
         return MotionReading(moving, changed, level, ref_level, entry, same)
 
     def set_reference(self) -> None:
@@ -165,12 +145,12 @@ class MotionGate:
         self._ref = self._prev
         read = self._read
         self._read_was_ref = read is not None and self._ref is not None and read[0].shape == self._ref[0].shape \
-            and self._share(read, self._ref)[0] <= self.change_share
+            and self._share(read, self._ref)[0] <= self.config.change_share
 
     def mark_read(self) -> None:
         """The recognizer read the current picture."""
         self._read = self._prev
-        self._read_was_ref = self._ref_level <= self.change_share
+        self._read_was_ref = self._ref_level <= self.config.change_share
 
     def reset(self) -> None:
         self._prev = None

@@ -26,7 +26,7 @@ class Observing:
     """What the tracker's observations show: methods of `Tracker`, over the state it sets up in `Tracker.__init__`."""
 
     def _associate(self, obs: Observation) -> None:
-        register(obs, self.board, self.config.set_max)
+        register(obs, self.board, self.config.set_max, self.tuning)
         associate(obs, self.board, self.config.set_max)
         for old, (other, _) in obs.conflicts.items():
             bt = self.board.get(old)
@@ -50,7 +50,7 @@ class Observing:
             for o in reversed(self.window):
                 if o.image is not None and o.motion is None and o.drift is None and \
                         any(at_place_of(p, bt.pose) for p in o.poses):
-                    bt.patch = tile_patch(o.image, bt.pose)
+                    bt.patch = tile_patch(o.image, bt.pose, self.tuning.pictures)
                     break
 
     def _turned_around(self, recent: list[Observation]) -> list[tuple[BoardTile, TilePose]]:
@@ -94,12 +94,11 @@ class Observing:
             # (a play taken back unseen leaves bare table there, which would become the "settled"
             # picture of a tile still counted as lying there, so it would never be seen to go)
             if not bt.missing and any(read_at_place(bt.tile, o) for o in observations):
-                bt.patch = tile_patch(image, bt.pose)
+                bt.patch = tile_patch(image, bt.pose, self.tuning.pictures)
 
-    @staticmethod
-    def _unchanged(bt: BoardTile, obs: Observation) -> bool:
+    def _unchanged(self, bt: BoardTile, obs: Observation) -> bool:
         """Whether `bt`'s place in `obs` still looks as it did when the board last settled."""
-        return looks_unchanged(bt, obs)
+        return looks_unchanged(bt, obs, self.tuning.pictures)
 
     @staticmethod
     def _clusters(observations: list[Observation]) -> list[list[tuple[int, TilePose]]]:
@@ -247,7 +246,7 @@ class Observing:
 
     def _still_there(self, bt: BoardTile, obs: Observation) -> bool:
         """Whether `obs` shows something at `bt`'s place (`changes.still_there`)."""
-        return still_there(bt, obs, self._last_played())
+        return still_there(bt, obs, self._last_played(), self.tuning.pictures)
 
     def _lost_in_place(self, bt: BoardTile, recent: list[Observation]) -> bool:
         """Whether a play the reader no longer reads still lies in its place as the tile it was

@@ -13,6 +13,7 @@ from engine import Tile
 
 from .board import Observation, same_picture, tile_patch
 from .geometry import TilePose
+from .tuning import PictureConfig
 
 
 @dataclass(frozen=True)
@@ -25,12 +26,12 @@ class Picture:
     def moved(self, m: np.ndarray) -> "Picture":
         return Picture(self.image, as_3x3(m) @ self.to_now)
 
-    def looks_alike(self, now: np.ndarray | None, pose: TilePose) -> bool:
+    def looks_alike(self, now: np.ndarray | None, pose: TilePose, config: PictureConfig = PictureConfig()) -> bool:
         """Whether `pose` (current pixels) looks in `now` as its place looked in this picture."""
         if now is None or now.shape != self.image.shape:
             return False
         then = pose if np.allclose(self.to_now, np.eye(3)) else pose.transformed(np.linalg.inv(self.to_now))
-        return place_looks_alike(self.image, now, pose, then)
+        return place_looks_alike(self.image, now, pose, then, config)
 
 
 def as_3x3(m: np.ndarray) -> np.ndarray:
@@ -38,12 +39,13 @@ def as_3x3(m: np.ndarray) -> np.ndarray:
     return m if m.shape == (3, 3) else np.vstack([m, [0.0, 0.0, 1.0]])
 
 
-def place_looks_alike(then: np.ndarray, now: np.ndarray, pose: TilePose, pose_then: TilePose | None = None) -> bool:
+def place_looks_alike(then: np.ndarray, now: np.ndarray, pose: TilePose, pose_then: TilePose | None = None,
+                      config: PictureConfig = PictureConfig()) -> bool:
     """Whether the place `pose` looks in the picture `now` as it looked in `then` (where it was
     `pose_then`, when the camera moved in between)."""
-    before = tile_patch(then, pose_then or pose)
-    after = tile_patch(now, pose)
-    return before is not None and after is not None and same_picture(before, after)
+    before = tile_patch(then, pose_then or pose, config)
+    after = tile_patch(now, pose, config)
+    return before is not None and after is not None and same_picture(before, after, config)
 
 
 def with_first_reading(taken: TilePose, first: TilePose) -> TilePose:

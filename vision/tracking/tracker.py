@@ -95,7 +95,6 @@ class Tracker(FrameIntake, Observing, LooseTiles, Misreads, CloserLooks, Placing
         self.config = config
         self.rules = config.rules
         self.detector = detector
-        self.gate = gate if gate is not None else MotionGate()
         self.next_spinner_player = spinner_player % config.players
         self.next_round_index = round_index
         self.evidence_dir = Path(evidence_dir) if evidence_dir else None
@@ -105,6 +104,7 @@ class Tracker(FrameIntake, Observing, LooseTiles, Misreads, CloserLooks, Placing
         given = {"window": window, "remove_window": remove_window, "recheck_s": recheck_s}
         self.tuning = replace(tuning or TrackerConfig(), **{k: v for k, v in given.items() if v is not None})
         """How the tracker weighs its readings (`TrackerConfig`)."""
+        self.gate = gate if gate is not None else MotionGate(self.tuning.motion)
         self.window_size = self.tuning.window
         self.remove_window = max(self.tuning.remove_window, self.tuning.window)
         self.recheck_s = self.tuning.recheck_s

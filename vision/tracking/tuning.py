@@ -2,12 +2,17 @@
 
 `TrackerConfig` gathers the values in one frozen dataclass, each with what it means and why it has
 the value it has; a tracker is built with one (`Tracker(..., tuning=TrackerConfig())`) and its
-modules read them from there. The defaults are the values the tracker is measured with.
+modules read them from there, passing them to the functions they call. Two parts have their own
+frozen dataclass inside it: `PictureConfig` (how a place is compared with its settled picture) and
+`MotionConfig` (the thresholds of the motion gate the tracker builds). The defaults are the values
+the tracker is measured with.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from ..config_values import Wording, check_values, from_plain, to_plain
 
 from ..types import SECOND_READING_COST
 
@@ -18,9 +23,97 @@ class TrackerConfigError(ValueError):
     """A tracker tuning that cannot be used (an unknown name, a value of the wrong kind)."""
 
 
+def _wording(prefix: str = "") -> Wording:
+    return Wording(TrackerConfigError, value="{name} must be {kind}, got {value!r}",
+                   unknown="unknown tracker tuning {names}; known names are {known}",
+                   not_object="a tracker tuning must be an object of names and values, got {type}", prefix=prefix)
+
+
+@dataclass(frozen=True)
+class MotionConfig:
+    """How the motion gate (`motion.MotionGate`) compares thumbnails: what counts as a pixel changed,
+    and how many must change for a frame to move or to be read. Part of `TrackerConfig` (`motion`)."""
+
+    WORDING: ClassVar[Wording] = _wording("motion.")
+
+    thumb_width: int = 240
+    """About how wide (pixels) a frame's thumbnail is: frames are shrunk by a whole factor to it."""
+    pixel_delta: float = 0.08
+    """Change of a thumbnail pixel, relative to the brighter of its two values, that counts."""
+    move_share: float = 0.0004
+    """Share of thumbnail pixels that must change since the previous frame for the frame to move."""
+    change_share: float = 0.0002
+    """Share of thumbnail pixels that must differ from the reference (or from the last picture read)
+    for a still frame to be read: a 40-px tile laid on a light grey table, its face hardly brighter
+    than the cloth, changed 14 pixels of a 256×144 thumbnail, under the 14.7 that 0.0004 asked, so a
+    planted tile lying still for ten frames was never read (in a rendered double-15 round). A
+    reading too many costs one recognizer run; a reading skipped can lose a play."""
+    near_white: float = 240.0
+    """Thumbnail grey level from which a pixel is near white: one near white in both pictures is left
+    out of the comparison (a brighter frame clips white tiles by different amounts than it
+    brightens the table)."""
+    grey_floor: float = 6.0
+    """Smallest difference, in grey levels, that counts (sensor noise in dark areas stays below it)."""
+    clip_risk: float = 150.0
+    """Thumbnail grey level from which a pixel may hold clipped pixels of the frame (see `MotionGate._share`)."""
+    lit_grey: float = 40.0
+    """A lamp's step is measured on pixels brighter than this in both pictures when they are more
+    than `lit_share` of the thumbnail; otherwise from the two medians."""
+    lit_share: float = 0.02
+    """Share of the thumbnail that must be lit (`lit_grey`) for a lamp's step to be measured on it."""
+
+    def __post_init__(self) -> None:
+        check_values(self, self.WORDING)
+
+    def to_dict(self) -> dict[str, Any]:
+        return to_plain(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "MotionConfig":
+        """A motion gate's tuning from an object of value names (the rest keep their defaults)."""
+        return from_plain(cls, data, cls.WORDING)
+
+
+@dataclass(frozen=True)
+class PictureConfig:
+    """How a board tile's place is compared by pixels with its settled picture (`board.tile_patch`,
+    `board.same_picture`): while it still looks alike, the tile has not left, whatever the reader
+    makes of it. Part of `TrackerConfig` (`pictures`)."""
+
+    WORDING: ClassVar[Wording] = _wording("pictures.")
+
+    patch: tuple[int, int] = (12, 24)
+    """A tile's picture for `same_picture`, straightened (width, length): coarse enough that a few
+    pixels of pose error or a re-rendered grain barely show, fine enough to show the pips."""
+    patch_inner: float = 0.7
+    """Share of the box's length and width its inside covers, about its centre. A box takes in a
+    strip of what lies beside its tile (boxes are a few pixels off, edges blurred), and a tile laid
+    against it there (a toe against a double's side) changed the whole box's picture enough that a
+    double the reader then lost was taken for gone: a fresh double-15 round lost a 15-15 with
+    its toes and the plays after them (whole box 0.67 alike across the toe's laying, its inside 0.90)."""
+    same_picture: float = 0.75
+    """Least correlation between a tile's settled picture and its place now for the tile to
+    count as still lying there."""
+    same_brightness: float = 0.25
+    """Largest relative change of the place's mean brightness for the same."""
+
+    def __post_init__(self) -> None:
+        check_values(self, self.WORDING)
+
+    def to_dict(self) -> dict[str, Any]:
+        return to_plain(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "PictureConfig":
+        """A place comparison's tuning from an object of value names (the rest keep their defaults)."""
+        return from_plain(cls, data, cls.WORDING)
+
+
 @dataclass(frozen=True)
 class TrackerConfig:
     """How the tracker weighs its readings; the defaults are the values it is measured with."""
+
+    WORDING: ClassVar[Wording] = _wording()
 
     window: int = 3
     """Still observations a new tile must appear in (all but one of them) to be accepted."""
@@ -108,42 +201,35 @@ class TrackerConfig:
     lay apart as the open end they needed was taken."""
     advice_size_change: float = 0.25
     """Change in the tiles' length (a share of it) after which advice on it is given again."""
+    camera_shift: float = 0.3
+    """How far (tile widths) the known tiles must have moved together, for the median tile, to
+    take the camera as moved (`board.register`)."""
+    drift: float = 0.08
+    """Smallest consistent move (tile widths) the tracker follows silently."""
+    few_tiles_shift: float = 0.4
+    """With fewer than three tiles on the board, the shift (tile widths) that counts as a camera move."""
+    attach_max: float = 0.5
+    """Largest mismatch, in tile widths, between a new tile's near half and a place to lay it."""
+    pictures: PictureConfig = field(default_factory=PictureConfig)
+    """How a board tile's place is compared with its settled picture (`PictureConfig`)."""
+    motion: MotionConfig = field(default_factory=MotionConfig)
+    """How the motion gate the tracker builds compares thumbnails (`MotionConfig`); a gate given
+    to the tracker keeps its own."""
 
     def __post_init__(self) -> None:
-        for f in fields(self):
-            value, default = getattr(self, f.name), f.default
-            if isinstance(default, tuple):
-                if isinstance(value, list):  # (JSON has no tuples)
-                    object.__setattr__(self, f.name, value := tuple(value))
-                if not (isinstance(value, tuple) and len(value) == len(default)
-                        and all(_is_number(v) for v in value)):
-                    raise TrackerConfigError(f"{f.name} must be {len(default)} numbers, got {value!r}")
-            elif isinstance(default, int) and not (isinstance(value, int) and not isinstance(value, bool)):
-                raise TrackerConfigError(f"{f.name} must be a whole number, got {value!r}")
-            elif not _is_number(value):
-                raise TrackerConfigError(f"{f.name} must be a number, got {value!r}")
+        check_values(self, self.WORDING)
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+        return to_plain(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "TrackerConfig":
-        """A tuning from an object of value names; names not given keep their defaults.
+        """A tuning from an object of value names; names not given keep their defaults (`pictures`
+        and `motion` are objects of their own names).
 
         Unknown names are refused rather than ignored: a misspelt name silently left at its
         default would change how the tracker reads without anyone noticing."""
-        if not isinstance(data, dict):
-            raise TrackerConfigError(f"a tracker tuning must be an object of names and values, got {type(data).__name__}")
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(str(k) for k in set(data) - known)
-        if unknown:
-            raise TrackerConfigError(f"unknown tracker tuning {', '.join(unknown)}; known names are "
-                                     f"{', '.join(sorted(known))}")
-        return cls(**data)
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+        return from_plain(cls, data, cls.WORDING)
 
 
 CLOSE_LOOK_PLACES = TrackerConfig.close_look_places
