@@ -87,6 +87,15 @@ class _Plan:
 
 
 @dataclass(frozen=True, slots=True)
+class SeenReplay:
+    """A log replayed: the round, and the seat that made each play (then the one whose turn a
+    tile being judged would be)."""
+
+    state: RoundState
+    seats: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class SeenRound:
     """The log of a round seen from outside: the spinner, who laid it, the plays seen in the
     order they were laid, and the passes noted between them."""
@@ -185,6 +194,10 @@ class SeenRound:
         fit it; `pending`, a tile about to be judged, is dealt to the seat whose turn it would
         be (with the passes noted before it made). Raises `IllegalPlay` where the rules refuse
         a play of the log (a tile laid against one not in the layout before it included)."""
+        return self.replayed(config, pending).state
+
+    def replayed(self, config: GameConfig, pending: Tile | None = None) -> SeenReplay:
+        """`replay`, with the seats it gave each play (one deal reconstructed for both)."""
         cfg = seen_config(config)
         plan = self._plan(cfg, pending)
         state = RoundState(cfg, cfg.set_max - self.spinner.high, Deal.arrange(cfg, plan.hands))
@@ -205,7 +218,7 @@ class SeenRound:
         if len(plan.tiles) == len(self.plays):  # passes after the last play
             for _ in range(plan.passes.get(len(plan.tiles), 0)):
                 _pass(state)
-        return state
+        return SeenReplay(state, tuple(plan.seats))
 
     def _plan(self, cfg: GameConfig, pending: Tile | None) -> _Plan:
         """The deal and seats a replay under `cfg` uses. Each play's tile is dealt to the seat

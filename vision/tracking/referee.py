@@ -62,24 +62,24 @@ class Referee:
         """Raises `ValueError` when `spinner` is not a double."""
         self.config = config
         self.log = SeenRound(spinner, spinner_player % config.players)
-        self.state: RoundState = self.log.replay(config)
-        self._seats: tuple[int, ...] = ()
+        replay = self.log.replayed(config)
+        self.state: RoundState = replay.state
+        self._seats: tuple[int, ...] = replay.seats
         self._views: list[SeenPlay] | None = None
-        self._seat(self.log.seats(config))
 
     # --- the one way the round changes ----------------------------------------------
 
     def _commit(self, log: SeenRound) -> IllegalPlay | None:
         """Make `log` the round when the engine replays it; when the rules refuse it, the round
         stays as it was. Returns the refusal (None when `log` was kept)."""
-        refused = None
         try:
-            self.state, self.log = log.replay(self.config), log
-            self._views = None
+            replay = log.replayed(self.config)
         except IllegalPlay as exc:
-            refused = exc
-        self._seat(self.log.seats(self.config))
-        return refused
+            self._unchanged()
+            return exc
+        self.state, self.log, self._views = replay.state, log, None
+        self._seat(replay.seats)
+        return None
 
     def _seat(self, seats: tuple[int, ...]) -> None:
         """Credit each play to its seat in `seats`, the latest replay's (a judged tile's too: a
@@ -165,8 +165,8 @@ class Referee:
     def _judge_on(self, log: SeenRound, tile: Tile, on: Tile,
                   touching: int | None) -> tuple[Verdict, tuple[int, ...]]:
         """`judge` against the round `log` replays to; also returns the seats that replay gives."""
-        state = log.replay(self.config, pending=tile)
-        seats = log.seats(self.config, pending=tile)
+        replay = log.replayed(self.config, pending=tile)
+        state, seats = replay.state, replay.seats
         p = seats[-1] if len(seats) > len(log.plays) else state.turn
         board = state.board
         parent = board.placement_of(on)
@@ -316,14 +316,20 @@ class Referee:
         if any(p.frame != frame or p.on == tile for p in later) or \
                 any(k < n <= len(self.log.plays) for n in self.passes):
             return None
-        play, log = self.plays[k], self.log.upto(k)
-        for p in later:  # each entered again where the engine now puts it
+        play, log = self.plays[k], self._entered_again(self.log.upto(k), later)
+        return play if log is not None and self._commit(log) is None else None
+
+    def _entered_again(self, log: SeenRound, plays: Sequence[LoggedPlay]) -> SeenRound | None:
+        """`log` with `plays` entered again in turn, each as a plain play on the free end the
+        engine now gives it on its tile; None where one of them is illegal so (the round left
+        as it is)."""
+        for p in plays:
             verdict, _ = self._judge_on(log, p.tile, p.on, p.touching)
             if not verdict.legal or verdict.end is None:
                 self._unchanged()
                 return None
             log = log.append(LoggedPlay(p.tile, p.on, verdict.end % SLOT_STRIDE, p.touching, frame=p.frame, t=p.t))
-        return play if self._commit(log) is None else None
+        return log
 
     def _unchanged(self) -> None:
         """Leave the round as it is after trying an edit out: each play credited to the seat the
@@ -332,14 +338,17 @@ class Referee:
 
     def note_pass(self, player: int | None = None) -> bool:
         """A player drew and passed (seen by a person, or inferred from the next hand's seat):
-        the turn moves on past `player` (default: whoever's turn it is)."""
+        the turn moves on past `player` (default: whoever's turn it is). Returns whether it did
+        (nothing is noted where the round does not replay with the pass)."""
         n = self.config.players
         steps = 1 if player is None else (player - self.turn) % n + 1
         before = self.turn
         return self._commit(self.log.add_pass(steps)) is None and (self.turn != before or steps % n == 0)
 
     def forget_pass(self) -> bool:
-        """Drop the latest pass noted (one inferred from a hand that came from the wrong seat)."""
+        """Drop the latest pass noted (one inferred from a hand that came from the wrong seat).
+        Returns whether one was dropped (not where none was noted, or the round does not replay
+        without it)."""
         return bool(self.log.passes) and self._commit(self.log.drop_pass()) is None
 
     def round_record(self, round_index: int, hands_left: list[list[Tile]] | None = None) -> dict[str, Any]:
