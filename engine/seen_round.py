@@ -30,7 +30,7 @@ another player acted does not apply to correcting what was seen.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Mapping, Sequence
 
@@ -103,7 +103,7 @@ class SeenRound:
     spinner: Tile
     spinner_player: int
     plays: tuple[LoggedPlay, ...] = ()
-    passes: Passes = field(default=())
+    passes: Passes = ()
 
     def __post_init__(self) -> None:
         if not self.spinner.is_double:
