@@ -1,5 +1,5 @@
 """Chicken Foot rules engine: tiles, house rules, rounds, games, scoring,
-layout audits, game records and random simulation. Pure Python, no I/O."""
+layout audits, game records, rounds seen from outside and random simulation. Pure Python, no I/O."""
 from .audit import (
     AuditReport,
     ChickieInfo,
@@ -46,6 +46,7 @@ from .replay import GameReplay, PlayerStats, board_diagram, replay_game, study_g
 from .round import Play, RoundResult, RoundState
 from .rulecodes import AUDIT_RULES, Rule
 from .rules import PRESETS, HouseRules, HouseRulesError, table_hand_size
+from .seen_round import LoggedPlay, SeenReplay, SeenRound, seen_config
 from .scoring import ScoreSheet, Standing, curved, hand_score, rank_players, round_scores, tile_score
 from .simulate import SimulationResult, random_game, random_round, random_step, simulate
 from .tiles import SUPPORTED_SETS, Tile, doubles, full_set, set_pip_total, tile_count
@@ -60,6 +61,7 @@ __all__ = [
     "MustDrawFirst", "MustPlay", "NoSuchOpenEnd", "NotYourTurn", "NothingToAnnounce", "OnlyDrawnTile",
     "OpenEnd", "OpenEndInfo", "PRESETS", "Placement", "Play", "RecordError", "ReplayResult", "RoundOver",
     "RoundResult", "RoundState", "SUPPORTED_SETS", "ScoreSheet", "SimulationResult", "SpinnerArmsUnfinished",
+    "LoggedPlay", "SeenReplay", "SeenRound", "seen_config",
     "Standing", "Tile", "TileNotInBoneyard", "TileNotInHand", "TileNotInSet", "TurnError", "Violation",
     "audit_layout", "check_deal_possible", "doubles", "dumps_record", "full_set", "hand_score",
     "layout_from_board", "layout_from_round", "load_record", "make_deal", "max_players", "random_game", "random_round", "random_step",
