@@ -147,7 +147,7 @@ class Bookkeeping:
         if self.next_round_index is not None:
             self.next_round_index = round_index + 1
         self.current = None
-        self.board.clear()
+        self.table.clear()
         self.window.clear()
         self.settled = False
         self.gate.reset() if hasattr(self.gate, "reset") else None

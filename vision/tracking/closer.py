@@ -307,7 +307,7 @@ class CloserLooks:
                 return None
             play = referee.replace(focus.tile, new, inner)
             assert play is not None
-            self._dense_guesses[tile] = DenseGuess(tile, pose, got, len(referee.plays) + 1, focus.pose, new)
+            self.table.note_dense_guess(tile, DenseGuess(tile, pose, got, len(referee.plays) + 1, focus.pose, new))
             pips = (inner, got) if focus.touching == 0 else (got, inner)
             msg = (f"{focus.tile} was {new} misread: {tile} was laid with its {got} against the end read "
                    f"{had}, a misread {got} on tiles this small, so the play is corrected")
@@ -319,8 +319,8 @@ class CloserLooks:
             alt = Tile(*pips)
             if alt.is_double or alt in self.board or not referee.judge(alt, focus.tile, had).legal:
                 return None
-            self._superseded.add((alt, tile))  # its place read as `tile` again is the same misreading
-            self._dense_guesses[alt] = DenseGuess(tile, pose, got, len(referee.plays) + 1)
+            self.table.supersede(alt, tile)  # its place read as `tile` again is the same misreading
+            self.table.note_dense_guess(alt, DenseGuess(tile, pose, got, len(referee.plays) + 1))
             note = Notice(obs.frame, obs.t, f"{tile} was {alt} misread: it lies against the {had} of {focus.tile}, "
                                             f"a misread {had} on tiles this small")
             return [note], alt, with_first_reading(TilePose(pose.corners, pips), pose)
@@ -333,14 +333,14 @@ class CloserLooks:
         its place, tiles laid on it now lie on `new`, and later readings of the old value there are
         the same misread. Returns the `PlayCorrected` and the corrected `TilePlayed`."""
         old = bt.tile
-        del self.board[old]
-        self.board[new] = BoardTile(new, pose, TileStatus.LEGAL, play.player, bt.on, touching, bt.frame, patch=bt.patch)
+        self.table.lift(old)
+        self.table.lay(BoardTile(new, pose, TileStatus.LEGAL, play.player, bt.on, touching, bt.frame, patch=bt.patch))
         for other in self.board.values():
             if other.on == old:
                 other.on = new
-        self._played_legally.discard(old)
-        self._played_legally.add(new)
-        self._superseded.add((new, old))
+        self.table.forget_legal_play(old)
+        self.table.note_legal_play(new)
+        self.table.supersede(new, old)
         slot = play.end % SLOT_STRIDE if play.on.is_double else None
         return [PlayCorrected(obs.frame, obs.t, str(new), str(old), message),
                 TilePlayed(play.frame, play.t, str(new), play.player, str(play.on), slot, play.end)]
@@ -434,8 +434,8 @@ class CloserLooks:
         """Play the tile `_hole_before` found, saying so: it was inferred, not seen."""
         assert self.current is not None
         self.current.referee.accept(hole, verdict, obs.frame, obs.t, pose.pips[0])
-        self._played_legally.add(hole)
-        self.board[hole] = BoardTile(hole, pose, TileStatus.LEGAL, verdict.player, parent.tile, 0, obs.frame)
+        self.table.note_legal_play(hole)
+        self.table.lay(BoardTile(hole, pose, TileStatus.LEGAL, verdict.player, parent.tile, 0, obs.frame))
         note = (f"{hole} was never read, but {tile} lies a tile beyond the open {pose.pips[0]} on "
                 f"{parent.tile} with nothing seen between: {hole} is the only tile that fits there")
         return [Notice(obs.frame, obs.t, note),

@@ -157,15 +157,15 @@ def replaced_readings(d: Decision) -> list[TrackEvent]:
         bt = tr.board.get(old)
         if bt is None:
             continue
-        if (old, tile) in tr._superseded:
+        if tr.table.is_superseded(old, tile):
             # this place read as `tile` before and was corrected to `old`: the reader
             # flipping back is a misreading, not a second take-back of the same tile
-            tr._misreads.add((old, tile))
+            tr.table.note_misread(old, tile)
             continue
         if bt.status == TileStatus.LOOSE:
             # set apart on a reading every recent one contradicts: no play to take back, and
             # the tile read there now may be one (see `_place`)
-            del tr.board[old]
+            tr.table.lift(old)
             d.found.append((tile, pose, first))
             d.changed = True
             continue
@@ -182,12 +182,12 @@ def replaced_readings(d: Decision) -> list[TrackEvent]:
             continue
         if bt.status == TileStatus.ILLEGAL or tr._is_last_play(bt):
             if bt.status == TileStatus.ILLEGAL:
-                tr._superseded.add((tile, old))
+                tr.table.supersede(tile, old)
             events.extend(tr._take_back(bt, first))
             d.found.append((tile, pose, first))
             d.changed = True
-        elif (old, tile) not in tr._misreads:
-            tr._misreads.add((old, tile))
+        elif not tr.table.is_known_misread(old, tile):
+            tr.table.note_misread(old, tile)
     return events
 
 
@@ -199,7 +199,8 @@ def recoloured(d: Decision) -> list[TrackEvent]:
     if fixed:
         d.changed = True
         return fixed
-    tr._misreads.update((bt.tile, tile) for bt, tile in d.read_otherwise)
+    for bt, tile in d.read_otherwise:
+        tr.table.note_misread(bt.tile, tile)
     return []
 
 

@@ -33,16 +33,16 @@ class Flags:
         if self.current is None or obs.image is None:
             return []
         events: list[TrackEvent] = []
-        for tile, (image, to_then) in list(self._flag_views.items()):
+        for tile, (image, to_then) in self.table.flag_view_items():
             bt = self.board.get(tile)
             if bt is None or not (bt.status == TileStatus.ILLEGAL or bt.stood):
-                self._flag_views.pop(tile, None)
+                self.table.drop_flag_view(tile)
                 continue
             # (a tile first seen with the flagged one may have been laid before it in the same
             # stretch of hands: the order the rules accept is the likelier one, as in `_play_order`)
             earlier = [b for b in self.board.values()
                        if b.status == TileStatus.LEGAL and not b.stood and b.frame >= bt.frame
-                       and b.tile not in self._flag_views and self._lay_there_at(b, image, to_then, obs.image)]
+                       and not self.table.has_flag_view(b.tile) and self._lay_there_at(b, image, to_then, obs.image)]
             if not earlier:
                 continue
             seen = ", ".join(str(b.tile) for b in earlier)
@@ -66,7 +66,7 @@ class Flags:
         if flag is None or play is None:
             return []
         flag["withdrawn"] = True
-        self._flag_views.pop(bt.tile, None)
+        self.table.drop_flag_view(bt.tile)
         bt.stood = False
         bt.player = play.player
         slot = play.end % SLOT_STRIDE if play.on.is_double else None
@@ -89,11 +89,11 @@ class Flags:
         if flag is None:
             return []
         flag["withdrawn"] = True
-        self._flag_views.pop(tile, None)
+        self.table.drop_flag_view(tile)
         first = next((o for o in self.window if o.frame == bt.frame), obs)
         book.referee.accept(tile, verdict, bt.frame, first.t, pose.pips[touching] if touching is not None else None)
-        self._played_legally.add(tile)
-        self.board[tile] = BoardTile(tile, pose, TileStatus.LEGAL, verdict.player, parent.tile, touching, bt.frame)
+        self.table.note_legal_play(tile)
+        self.table.lay(BoardTile(tile, pose, TileStatus.LEGAL, verdict.player, parent.tile, touching, bt.frame))
         return [FlagWithdrawn(obs.frame, obs.t, str(tile), str(tile), message),
                 TilePlayed(bt.frame, first.t, str(tile), verdict.player, str(parent.tile), verdict.slot, verdict.end)]
 
@@ -154,7 +154,7 @@ class Flags:
         referee = self.current.referee
         last = referee.plays[-1] if referee.plays else None
         double = self.board.get(last.tile) if last is not None else None
-        ref = self._still_before_motion
+        ref = self.table.still_before_motion
         if last is None or double is None or not last.tile.is_double or last.stood or ref is None or \
                 obs.image is None or obs.motion is not None:
             return None
@@ -164,8 +164,8 @@ class Flags:
                                         obs.frame, obs.t)
         if play is None:
             return None
-        self._played_legally.add(tile)
-        self.board[tile] = BoardTile(tile, pose, TileStatus.LEGAL, play.player, parent.tile, touching, obs.frame)
+        self.table.note_legal_play(tile)
+        self.table.lay(BoardTile(tile, pose, TileStatus.LEGAL, play.player, parent.tile, touching, obs.frame))
         double.player = referee.plays[-1].player
         slot = play.end % SLOT_STRIDE if play.on.is_double else None
         return TilePlayed(obs.frame, obs.t, str(tile), play.player, str(parent.tile), slot, play.end)
@@ -195,7 +195,7 @@ class Flags:
         (a 4 read as a 2 while a shadow passes) would flag a legal play. A flag costs a player
         an accusation, so it waits for a second reading of a fresh frame, up to
         `TrackerConfig.flag_max_reads` readings of the board since it last moved."""
-        runs = self._support.get(tile)
+        runs = self.table.support_of(tile)
         if runs is None or len(runs) >= self.tuning.flag_runs or \
                 self._readings(self.window) >= self.tuning.flag_max_reads:
             return False
@@ -300,13 +300,13 @@ class Flags:
         verdict = referee.judge(alt, bt.on, need)
         if not verdict.legal:
             return []
-        del self.board[bt.tile]
+        self.table.lift(bt.tile)
         flag["withdrawn"] = True
-        self._superseded.add((alt, bt.tile))  # later readings of the old value there are the same misread
+        self.table.supersede(alt, bt.tile)  # later readings of the old value there are the same misread
         first = next((o for o in self.window if o.frame == bt.frame), obs)
         new_pose = TilePose(bt.pose.corners, (need, got) if bt.touching == 0 else (got, need))
         referee.accept(alt, verdict, bt.frame, first.t, need)
-        self.board[alt] = BoardTile(alt, new_pose, TileStatus.LEGAL, verdict.player, bt.on, bt.touching, bt.frame)
+        self.table.lay(BoardTile(alt, new_pose, TileStatus.LEGAL, verdict.player, bt.on, bt.touching, bt.frame))
         msg = (f"{bt.tile} was {alt} misread: {tile} was laid against its {got} end, so the flag on it "
                f"is withdrawn")
         return [FlagWithdrawn(obs.frame, obs.t, str(alt), str(bt.tile), msg),

@@ -15,7 +15,6 @@ from .board import Observation, TileStatus
 from .events import FrameRejected, StreamLost, StreamResumed, TrackEvent
 from .geometry import TilePose, pose_from_detection
 from .motion import MotionReading
-from .pictures import Picture
 
 
 class FrameIntake:
@@ -61,18 +60,17 @@ class FrameIntake:
         """Something moves: the window and the still stretch's looks start afresh once it stops;
         the window is held until the picture after the motion is known (`_after_motion`)."""
         if self._still and self.window:  # (a one-frame pause between two moves reads nothing)
-            self._held = (list(self.window), dict(self._support))  # (both are emptied in place below)
+            self._held = (list(self.window), self.table.hold_support())  # (the window is emptied below)
         self._last_motion = index
         self._fresh_in_stretch = 0
         self.window.clear()
-        self._support.clear()
+        self.table.forget_support()
         self._looked_around.clear()
         self._places_looked_at = 0
         self._reads_since_change = 0  # a new picture earns its own reads before settling
         if self._still:  # a new stretch of motion: hands seen before it are not this one's
             self.hand_seats.new_motion()
-            self._before_motion = self._settled_image
-            self._still_before_motion = Picture(self._last_still) if self._last_still is not None else None
+            self.table.motion_began(self._last_still)
         self._still = 0
         if reading.entry is not None:
             self.hand_seats.hand_came_in(index, reading.entry)
@@ -89,7 +87,9 @@ class FrameIntake:
             # the edge, it was read once more and taken back; three readings, never three in
             # one window, so never flagged (in a rendered double-12 round). (A settled
             # board is read afresh after any hand: a pale tile can pass the gate unseen.)
-            self.window[:0], self._support = self._held
+            held_window, held_support = self._held
+            self.window[:0] = held_window
+            self.table.restore_support(held_support)
         self._held = None
 
     def _wants_reading(self, reading: MotionReading, t: float) -> bool | None:
@@ -184,7 +184,7 @@ class FrameIntake:
             self.size = (w, h)
             self._size_misses = 0
             self.window.clear()
-            self._support.clear()
+            self.table.forget_support()
             return frame, None
         return frame, f"frame is {w}x{h} but this stream is {W}x{H}"
 

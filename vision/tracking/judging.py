@@ -76,17 +76,17 @@ class Judging:
         referee = self.current.referee
         read_as = tile
         tile, pose, verdict, parent, touching, misread = self._ruling(tile, pose, candidates)
-        self._alternatives.pop(read_as, None)
+        self.table.forget_alternatives(read_as)
         if misread:
-            self._superseded.add((tile, read_as))
+            self.table.supersede(tile, read_as)
         on = parent.tile if parent is not None else None
         # a tile set apart earlier at this very place was this tile, misread (tiles do not overlap)
         for bt in [b for b in self.board.values() if b.status == TileStatus.LOOSE and at_place_of(b.pose, pose)]:
-            del self.board[bt.tile]
+            self.table.lift(bt.tile)
         if verdict.legal:
             referee.accept(tile, verdict, obs.frame, obs.t, pose.pips[touching] if touching is not None else None)
-            self._played_legally.add(tile)
-            self.board[tile] = BoardTile(tile, pose, TileStatus.LEGAL, verdict.player, on, touching, obs.frame)
+            self.table.note_legal_play(tile)
+            self.table.lay(BoardTile(tile, pose, TileStatus.LEGAL, verdict.player, on, touching, obs.frame))
             return TilePlayed(obs.frame, obs.t, str(tile), verdict.player, str(on), verdict.slot, verdict.end)
         err = verdict.error
         assert err is not None
@@ -94,9 +94,9 @@ class Judging:
             earlier = self._laid_before_last(tile, pose, parent, touching, obs)
             if earlier is not None:
                 return earlier
-        self.board[tile] = BoardTile(tile, pose, TileStatus.ILLEGAL, verdict.player, on, touching, obs.frame)
+        self.table.lay(BoardTile(tile, pose, TileStatus.ILLEGAL, verdict.player, on, touching, obs.frame))
         if err.code in WAITING_DOUBLE_RULES and obs.image is not None:
-            self._flag_views[tile] = (obs.image, np.eye(3))
+            self.table.keep_flag_view(tile, obs.image, np.eye(3))
         return self._flag(tile, pose, verdict.player, parent, on, err.code, err.message, obs)
 
     def _ruling(self, tile: Tile, pose: TilePose, candidates: list[tuple[float, BoardTile, Any]]
@@ -119,7 +119,7 @@ class Judging:
                 return tile, pose, verdict, bt, contact.touching, False
         if not verdicts:
             verdicts.append((referee.judge(tile, None), None, None))
-        others = [(alt, alt_pose, False) for alt, alt_pose in self._alternatives.get(tile, [])]
+        others = [(alt, alt_pose, False) for alt, alt_pose in self.table.alternatives_of(tile)]
         others += [(Tile(*pips), TilePose(pose.corners, pips), True) for pips, cost in pose.second
                    if cost <= self.tuning.second_reading_cost]
         for alt, alt_pose, misread in others:

@@ -29,7 +29,7 @@ class Misreads:
         reading was the misread; keeping 9-9 lost the whole line built on the 5 (seven plays,
         each seen as a tile set down apart from the layout)."""
         if self.current is None or bt.status != TileStatus.LEGAL or tile in self.board or bt.touching is None \
-                or (bt.tile, tile) in self._superseded:
+                or self.table.is_superseded(bt.tile, tile):
             return []
         old = bt.tile
         poses = [o.conflicts[old][1] for o in recent if old in o.conflicts and o.conflicts[old][0] == tile]
@@ -60,7 +60,7 @@ class Misreads:
         for loose in sorted((b for b in self.board.values() if b.status == TileStatus.LOOSE), key=lambda b: b.frame):
             cands = self._candidates(loose.pose)
             if cands:
-                del self.board[loose.tile]
+                self.table.lift(loose.tile)
                 first = next((o for o in self.window if o.frame == loose.frame), obs)
                 events.append(self._judge(loose.tile, loose.pose, first, cands, hand=False))
         return events
@@ -149,7 +149,7 @@ class Misreads:
         by_colour: set[Tile] = set()
         for bt, tile in sorted(items, key=lambda it: (it[0].frame, str(it[0].tile))):  # in the order laid
             if bt.status != TileStatus.LEGAL or bt.touching is None or tile in self.board or \
-                    (bt.tile, tile) in self._superseded:
+                    self.table.is_superseded(bt.tile, tile):
                 continue
             reads = [o.conflicts[bt.tile][1] for o in recent
                      if bt.tile in o.conflicts and o.conflicts[bt.tile][0] == tile]
@@ -247,7 +247,7 @@ class Misreads:
         motion: a tile laid changes the picture where it lies, so a "tile" at an unchanged place
         is something the reader made of what was already on the table (the strip of table
         between two tiles side by side, framed by their edges, reads as a tile, again and again)."""
-        ref = self._before_motion
+        ref = self.table.before_motion
         if ref is None or obs.motion is not None:
             return False
         return ref.looks_alike(obs.image, pose)
@@ -304,5 +304,5 @@ class Misreads:
         if len(fits) != 1:
             return None
         alt, alt_pose = next(iter(fits.items()))
-        self._superseded.add((alt, tile))  # its place read as `tile` again is the same misreading
+        self.table.supersede(alt, tile)  # its place read as `tile` again is the same misreading
         return alt, alt_pose

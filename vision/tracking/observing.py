@@ -19,7 +19,7 @@ from .board import BoardTile, Observation, TileStatus, associate, at_place_of, i
 from .changes import looks_unchanged, readings, still_there
 from .events import CameraMoved, Notice, TrackEvent
 from .geometry import TilePose, motion_size
-from .pictures import Picture, as_3x3, read_at_place, turned_end_for_end
+from .pictures import read_at_place, turned_end_for_end
 
 
 class Observing:
@@ -31,7 +31,7 @@ class Observing:
         for old, (other, _) in obs.conflicts.items():
             bt = self.board.get(old)
             if bt is not None and obs.frame >= bt.frame:
-                self._place_reads.setdefault((old, bt.frame), {}).setdefault(other, set()).add(obs.read)
+                self.table.note_place_read(bt, other, obs.read)
 
     def _reassociate(self) -> None:
         for obs in self.window:
@@ -88,7 +88,7 @@ class Observing:
         image = observations[-1].image if observations else None
         if image is not None and all(not o.new for o in observations):
             # (a board settled with a reading still unplaced keeps the picture from before it)
-            self._settled_image = Picture(image)
+            self.table.settle_picture(image)
         for bt in self.board.values():
             # only where the reader read a tile there: a place read as nothing keeps the picture it had
             # (a play taken back unseen leaves bare table there, which would become the "settled"
@@ -156,7 +156,7 @@ class Observing:
             second = ranked[1][1] if len(ranked) > 1 else 0
             if n < need or tile in taken:
                 continue
-            if tile not in self._played_legally and self._place_unchanged(cl[-1][1], window[-1]) and \
+            if not self.table.played_legally_this_round(tile) and self._place_unchanged(cl[-1][1], window[-1]) and \
                     not self._fits_open_end(mean_pose([p for _, p in cl if identity(p, self.config.set_max) == tile])):
                 continue  # nothing was laid there: a gap between tiles read as a tile
             if second and n < second + 2 and len(window) < self.tuning.max_window:
@@ -174,16 +174,16 @@ class Observing:
             runs: dict[Tile | None, set[int]] = {}
             for k, p in cl:
                 runs.setdefault(identity(p, self.config.set_max), set()).add(window[k].read)
-            self._support.setdefault(tile, set()).update(runs[tile])  # (older readings leave the window)
-            self._alternatives[tile] = [
+            self.table.note_support(tile, runs[tile])  # (older readings leave the window)
+            self.table.note_alternatives(tile, [
                 (alt, mean_pose([p for _, p in cl if identity(p, self.config.set_max) == alt]))
                 for alt, c in ranked[1:] if alt not in self.board and
-                ((c >= 2 and c >= n - 1) or runs[alt])]
+                ((c >= 2 and c >= n - 1) or runs[alt])])
             known = self.board.get(tile)
             if known is not None and known.status == TileStatus.LOOSE and self._candidates(pose):
                 # read apart from the layout before (often a second box on a tile, or a misread)
                 # and now where it can be played: the set has one, and this is where play goes on
-                del self.board[tile]
+                self.table.lift(tile)
                 known = None
             if known is not None:
                 # a tile already on the board, seen somewhere else: moved, or a misreading
@@ -199,7 +199,7 @@ class Observing:
                 if fixed is not None and fixed[0] not in taken:
                     taken.add(fixed[0])
                     # (a flag on it waits for as many runs as on any tile: see `_flag_unsure`)
-                    self._support.setdefault(fixed[0], set()).update(runs[tile])
+                    self.table.note_support(fixed[0], runs[tile])
                     out.append((fixed[0], fixed[1], window[k0]))
                 elif fixed is None and self._board_tile_misread(known, tile, pose, recent):
                     taken.add(tile)  # the board tile was the misread one: this is `tile`, new
@@ -224,14 +224,7 @@ class Observing:
         they left a reading at a place nothing was laid nothing to be compared with; in a rendered
         double-15 round a box across two tiles of the layout, read 6-2 only from the
         camera's new position, was taken for a play the moment the camera had moved, and flagged."""
-        for bt in self.board.values():
-            bt.pose = bt.pose.transformed(m)
-        inv = np.linalg.inv(as_3x3(m))
-        for tile, (image, to_then) in list(self._flag_views.items()):
-            self._flag_views[tile] = (image, to_then @ inv)
-        self._settled_image, self._before_motion, self._still_before_motion = (
-            p.moved(m) if p is not None else None
-            for p in (self._settled_image, self._before_motion, self._still_before_motion))
+        self.table.follow_camera(m)
         self._reassociate()
 
     @staticmethod

@@ -32,8 +32,8 @@ class Placing:
         return is_last_play(bt, self._last_played())
 
     def _take_back(self, bt: BoardTile, obs: Observation) -> list[TrackEvent]:
-        del self.board[bt.tile]
-        self._flag_views.pop(bt.tile, None)
+        self.table.lift(bt.tile)
+        self.table.drop_flag_view(bt.tile)
         if bt.status == TileStatus.ILLEGAL:
             if self.current is not None:
                 for item in self.current.illegal:
@@ -41,7 +41,7 @@ class Placing:
                         item["taken_back_frame"] = obs.frame
             return [TileTakenBack(obs.frame, obs.t, str(bt.tile), bt.player, False)]
         assert self.current is not None
-        guess = self._dense_guesses.pop(bt.tile, None)
+        guess = self.table.take_dense_guess(bt.tile)
         if guess is not None and len(self.current.referee.plays) == guess.plays:
             return self._undo_dense_guess(bt, guess, obs)
         play = self.current.referee.take_back()
@@ -60,7 +60,7 @@ class Placing:
         referee = self.current.referee
         events: list[TrackEvent] = []
         play = referee.take_back()  # (`_take_back` has taken it off the board)
-        self._superseded.discard((bt.tile, guess.read))
+        self.table.unsupersede(bt.tile, guess.read)
         on = play.on
         parent = self.board.get(guess.corrected) if guess.corrected is not None else None
         if parent is not None and guess.was_pose is not None:
@@ -68,7 +68,7 @@ class Placing:
             inner = guess.was_pose.pips[parent.touching or 0]  # (never None: see `_dense_end_misread`)
             undone = referee.replace(parent.tile, was, inner)
             if undone is not None:
-                self._superseded.discard((parent.tile, was))
+                self.table.unsupersede(parent.tile, was)
                 events += self._enter_correction(
                     parent, was, TilePose(parent.pose.corners, guess.was_pose.pips), parent.touching, undone,
                     obs, f"{parent.tile} was {was} after all: {guess.read}, laid against it, was taken back at once")
@@ -93,7 +93,7 @@ class Placing:
         # the newest first, so a take-back of the last play is seen before older tiles
         for bt in sorted(gone, key=lambda b: -b.frame):
             if bt.status == TileStatus.LOOSE:
-                del self.board[bt.tile]
+                self.table.lift(bt.tile)
             elif bt.status == TileStatus.ILLEGAL or self._is_last_play(bt):
                 events.extend(self._take_back(bt, obs))
             elif bt.status == TileStatus.LEGAL and self.current is not None and \
@@ -101,8 +101,8 @@ class Placing:
                 # two tiles first seen in one reading were entered in a guessed order, and the
                 # one taken back was entered first (a 14-4 taken back after an 11-3
                 # seen with it was "missing", and the 11-4 laid on its later place was flagged)
-                del self.board[bt.tile]
-                self._flag_views.pop(bt.tile, None)
+                self.table.lift(bt.tile)
+                self.table.drop_flag_view(bt.tile)
                 events.append(TileTakenBack(obs.frame, obs.t, str(bt.tile), play.player, True))
             elif not bt.missing:
                 bt.missing = True
@@ -114,7 +114,7 @@ class Placing:
     def _board_cleared(self, obs: Observation) -> list[TrackEvent]:
         """Every tile gone at once: the round's tiles were swept up."""
         n = sum(1 for bt in self.board.values() if bt.status != TileStatus.LOOSE)
-        self.board.clear()
+        self.table.clear()
         return [BoardCleared(obs.frame, obs.t, n, self.current is None)]
 
     def _place(self, found: list[tuple[Tile, TilePose, Observation]]) -> list[TrackEvent]:
@@ -177,7 +177,7 @@ class Placing:
                 else:
                     # touching nothing a tile could be laid against: set down beside the layout
                     # (or a reading of something that is not a tile), not a play to judge
-                    self.board[tile] = BoardTile(tile, pose, TileStatus.LOOSE, None, None, None, obs.frame)
+                    self.table.lay(BoardTile(tile, pose, TileStatus.LOOSE, None, None, None, obs.frame))
                     loose.append(str(tile))
                     continue
             fixed = self._reread_flagged_parent(tile, pose, cands, obs)
@@ -215,11 +215,11 @@ class Placing:
         for bt in [b for b in self.board.values() if b.status == TileStatus.LOOSE and str(b.tile) not in loose]:
             cands = self._candidates(bt.pose)
             if cands:
-                del self.board[bt.tile]
+                self.table.lift(bt.tile)
                 events.append(self._judge(bt.tile, bt.pose, o, cands, hand=False))
         if loose:
             events.append(BoardDisturbed(o.frame, o.t, loose=loose))
-        if self._flag_views:
+        if self.table.flag_views:
             events.extend(self._rejudge_waiting_flags(o))
         return events
 
@@ -315,16 +315,14 @@ class Placing:
             want = Tile(round_double, round_double)
             events.append(Notice(obs.frame, obs.t, f"the spinner was read as {tile}; this round starts with {want}, "
                                                    f"so it is taken as {want}"))
-            self._superseded.add((want, tile))
+            self.table.supersede(want, tile)
             tile, pose = want, TilePose(pose.corners, (round_double, round_double))
         referee = Referee(self.config, tile, self.next_spinner_player)
-        self._played_legally = set()
-        self._dense_guesses = {}  # (a guess of the round before is no guess about this one's plays)
         self.current = RoundBook(referee, round_index)
         self.rounds.append(self.current)
         self.hand_watch.new_round()
-        self.board = {t: bt for t, bt in self.board.items() if bt.status == TileStatus.LOOSE}
-        self.board[tile] = BoardTile(tile, pose, TileStatus.SPINNER, referee.spinner_player, None, None, obs.frame)
+        self.table.start_round()
+        self.table.lay(BoardTile(tile, pose, TileStatus.SPINNER, referee.spinner_player, None, None, obs.frame))
         events.append(RoundStarted(obs.frame, obs.t, str(tile), round_index, round_double, referee.first_player))
         if len(fresh) > 1:
             events.append(Notice(obs.frame, obs.t, f"joined a round in progress: {len(fresh)} tiles on the table; "

@@ -74,9 +74,9 @@ from .loose import LooseTiles
 from .misreads import Misreads
 from .motion import MotionGate
 from .observing import Observing
-from .pictures import Picture
 from .placing import Placing
 from .seats import Seats
+from .table import TableModel
 from .tuning import CLOSE_LOOK_PLACES, SECOND_READING_COST, TrackerConfig
 
 __all__ = ["CLOSE_LOOK_PLACES", "RecognizerDetector", "SECOND_READING_COST", "Tracker", "TrackerConfig", "TrackerState"]
@@ -112,7 +112,8 @@ class Tracker(FrameIntake, Observing, LooseTiles, Misreads, CloserLooks, Placing
         self.sheet = ScoreSheet(config.players, config.rules)
         self.rounds: list[RoundBook] = []
         self.current: RoundBook | None = None
-        self.board: dict[Tile, BoardTile] = {}
+        self.table = TableModel()
+        """The board tiles with their status and what the tracker remembers about each (`TableModel`)."""
         self.window: list[Observation] = []
         self.settled = False
         self.frames = 0
@@ -126,13 +127,6 @@ class Tracker(FrameIntake, Observing, LooseTiles, Misreads, CloserLooks, Placing
         self._doubt = False
         self._want_fresh = False
         """A play about to be flagged rests on one run of the recognizer: read the next frame afresh."""
-        self._flag_views: dict[Tile, tuple[np.ndarray, np.ndarray]] = {}
-        """For a play flagged for feeding elsewhere while a double waited: the frame it was
-        flagged on, and the map from today's picture coordinates to that frame's (the camera
-        may have been knocked since)."""
-        self._support: dict[Tile, set[int]] = {}
-        """Recognizer runs that read each tile found new (`_new_tiles`) as it is, since the board
-        last moved."""
         self._held: tuple[list[Observation], dict[Tile, set[int]]] | None = None
         """The window and support of the still stretch before the current motion, kept until the
         picture after it is known (see `push`)."""
@@ -140,29 +134,15 @@ class Tracker(FrameIntake, Observing, LooseTiles, Misreads, CloserLooks, Placing
         self._lost = False
         self._advised_px: float | None = None
         """The tiles' length when they were last found too small to read (`_advise_on_size`)."""
-        self._misreads: set[tuple[Tile, Tile]] = set()
-        """(board tile, reading) pairs: the board tile's place read steadily as the other tile while
-        it stayed in its place (kept as it was: the reader was sure of both)."""
-        self._place_reads: dict[tuple[Tile, int], dict[Tile, set[int]]] = {}
-        """For each board tile (and the frame it was laid at: a tile taken back and laid again, or
-        laid in a later round, starts afresh), the other tiles its place was read as since, with
-        the recognizer runs that read each."""
         self._explained: tuple[frozenset[Tile], frozenset[tuple[Tile, Tile]]] | None = None
         """The loose tiles and board tiles' other readings `_explain_loose` last tried (it tries
         each set once)."""
         self._pending: list[TrackEvent] = []
         """Corrections made while finding new tiles (`_board_tile_misread`), reported with them."""
-        self._superseded: set[tuple[Tile, Tile]] = set()
-        """(tile, reading) pairs: a tile flagged illegal on `reading` was read again as `tile` at
-        the same place and replaced."""
-        self._dense_guesses: dict[Tile, DenseGuess] = {}
-        """Plays taken as legal on a guessed misread dense end (`_dense_end_misread`), by the tile
-        entered: undone, and judged as read, if the tile is taken back before the next play."""
         self._reads_since_change = 0
         self._still = self.tuning.still_before_read
         self._size_misses = 0
         self._last_motion = -1
-        self._alternatives: dict[Tile, list[tuple[Tile, TilePose]]] = {}
         self._looks: dict[tuple[int, int, int, tuple[int, ...]], list[list[TilePose]]] = {}
         """Closer looks made (`_closer_looks`), by place, reach and the readings whose pictures they read."""
         self._places_looked_at = 0
@@ -172,20 +152,14 @@ class Tracker(FrameIntake, Observing, LooseTiles, Misreads, CloserLooks, Placing
         motion (`_parent_from_closer_look`): one look per tile per still stretch."""
         self.hand_seats = Seats(list(seats) if seats is not None else None)
         """The seats' directions and the hands seen coming in: who laid a play."""
-        self._settled_image: Picture | None = None
-        """The frame the board last settled on with every reading placed."""
-        self._played_legally: set[Tile] = set()
-        """Tiles accepted as legal plays this round (one taken back in error may come back)."""
-        self._before_motion: Picture | None = None
-        """`_settled_image` as it was when the last motion began: a tile laid in that motion
-        changed the picture at its place since (a tile missed at first and read only later
-        still differs from it)."""
         self.hand_watch = HandWatch(config)
         """The hands of the round in progress, counted from the plays and what people tell."""
         self._last_still: np.ndarray | None = None
-        self._still_before_motion: Picture | None = None
-        """The last still frame before the last motion began, whatever the reader made of it: the
-        table just before the hands that came in then (see `_laid_before_last`)."""
+
+    @property
+    def board(self) -> dict[Tile, BoardTile]:
+        """The tiles on the board by value (`TableModel.tiles`): read it; change it through `table`."""
+        return self.table.tiles
 
     @property
     def seats(self) -> list[float] | None:
