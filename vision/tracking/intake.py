@@ -53,7 +53,7 @@ class FrameIntake:
         obs = Observation(index, t, poses, frame if isinstance(frame, np.ndarray) else None, read=self.frames_read)
         self._observe(obs, fresh, recheck)
         events.extend(self._decide())
-        events.extend(self._watch_hands(index, t))
+        events.extend(self.book.watch_hands(index, t))
         return events
 
     def _motion(self, reading: MotionReading, index: int) -> None:

@@ -10,12 +10,10 @@ import numpy as np
 from engine import Tile
 
 from .board import BoardTile, Observation, TileStatus, identity
-from .bookkeeping import RoundBook
 from .changes import is_last_play
 from .closer import DenseGuess
 from .events import BoardCleared, BoardDisturbed, Notice, PlayCorrected, RoundStarted, TileTakenBack, TrackEvent
 from .geometry import TilePose
-from .referee import Referee
 
 
 class Placing:
@@ -305,9 +303,9 @@ class Placing:
             mid = np.mean([p.centre for _, p, _ in fresh], axis=0)
             spinner_item = min(doubles, key=lambda it: np.hypot(*(it[1].centre - mid)))
         tile, pose, obs = spinner_item
-        round_index = self._round_index_for(tile)
+        round_index = self.book.round_index_for(tile)
         round_double = self.config.set_max - round_index
-        if self._told_round_double(tile) is not None and tile != Tile(round_double, round_double):
+        if self.book.told_round_double(tile) is not None and tile != Tile(round_double, round_double):
             # told which round this is, and the rules say it starts with that double: a spinner
             # read as another double (a 11-11 read as 9-9 on a crowded table), or laid alone and
             # read as a tile with one of its values, is misread, and following the misreading
@@ -317,10 +315,7 @@ class Placing:
                                                    f"so it is taken as {want}"))
             self.table.supersede(want, tile)
             tile, pose = want, TilePose(pose.corners, (round_double, round_double))
-        referee = Referee(self.config, tile, self.next_spinner_player)
-        self.current = RoundBook(referee, round_index)
-        self.rounds.append(self.current)
-        self.hand_watch.new_round()
+        referee = self.book.begin_round(tile, round_index).referee
         self.table.start_round()
         self.table.lay(BoardTile(tile, pose, TileStatus.SPINNER, referee.spinner_player, None, None, obs.frame))
         events.append(RoundStarted(obs.frame, obs.t, str(tile), round_index, round_double, referee.first_player))
@@ -337,20 +332,4 @@ class Placing:
         if len(fresh) != 1 or self.board:
             return False
         tile = fresh[0][0]
-        return self._told_round_double(tile) in (tile.high, tile.low)
-
-    def _told_round_double(self, spinner: Tile) -> int | None:
-        """The double this round must start with, where the tracker was told the round and the
-        rules require it; None where a misread spinner cannot be told from another double."""
-        if self.next_round_index is None or self.rules.start_double != "required":
-            return None
-        return self.config.set_max - self._round_index_for(spinner)
-
-    def _round_index_for(self, spinner: Tile) -> int:
-        if self.next_round_index is not None:
-            idx = self.next_round_index
-        elif self.rules.start_double == "required":
-            idx = self.config.set_max - spinner.high
-        else:
-            idx = len(self.sheet.rounds)
-        return max(0, min(self.config.set_max, idx))
+        return self.book.told_round_double(tile) in (tile.high, tile.low)

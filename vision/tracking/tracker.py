@@ -56,18 +56,17 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from engine import GameConfig, ScoreSheet, Tile
+from engine import GameConfig, HandTally, ScoreSheet, Tile
 
 from .board import BoardTile, Observation
-from .bookkeeping import Bookkeeping, RoundBook, TrackerState
+from .bookkeeping import GameBook, RoundBook, TrackerState
 from .closer import CloserLooks, DenseGuess
 from .corrections import decide
 from .detector import Detector, RecognizerDetector
-from .events import TrackEvent
+from .events import RoundScored, TrackEvent
 from .evidence import EventSink, EvidenceFolder
 from .flags import Flags
 from .geometry import TilePose
-from .hands import HandWatch
 from .intake import FrameIntake
 from .judging import Judging
 from .loose import LooseTiles
@@ -83,7 +82,7 @@ __all__ = ["CLOSE_LOOK_PLACES", "RecognizerDetector", "SECOND_READING_COST", "Tr
 """The tracker, and the names long imported from here."""
 
 
-class Tracker(FrameIntake, Observing, LooseTiles, Misreads, CloserLooks, Placing, Judging, Flags, Bookkeeping):
+class Tracker(FrameIntake, Observing, LooseTiles, Misreads, CloserLooks, Placing, Judging, Flags):
     """Frames of one table in, `TrackEvent`s out; usable one frame at a time (`push`)."""
 
     def __init__(self, config: GameConfig, *, detector: Detector | None = None, gate: Any = None,
@@ -96,8 +95,6 @@ class Tracker(FrameIntake, Observing, LooseTiles, Misreads, CloserLooks, Placing
         self.rules = config.rules
         self.detector = detector
         self.gate = gate if gate is not None else MotionGate()
-        self.next_spinner_player = spinner_player % config.players
-        self.next_round_index = round_index
         self.evidence_dir = Path(evidence_dir) if evidence_dir else None
         self.sinks: list[EventSink] = [EvidenceFolder(self.evidence_dir)] if self.evidence_dir else []
         """Told of each flagged play as it is made (`evidence.EventSink`); with `evidence_dir`, the
@@ -108,10 +105,9 @@ class Tracker(FrameIntake, Observing, LooseTiles, Misreads, CloserLooks, Placing
         self.window_size = self.tuning.window
         self.remove_window = max(self.tuning.remove_window, self.tuning.window)
         self.recheck_s = self.tuning.recheck_s
-        self.player_names = player_names
-        self.sheet = ScoreSheet(config.players, config.rules)
-        self.rounds: list[RoundBook] = []
-        self.current: RoundBook | None = None
+        self.book = GameBook(config, spinner_player=spinner_player, round_index=round_index,
+                             player_names=player_names)
+        """The rounds, the score sheet and the hands (`GameBook`)."""
         self.table = TableModel()
         """The board tiles with their status and what the tracker remembers about each (`TableModel`)."""
         self.window: list[Observation] = []
@@ -152,9 +148,70 @@ class Tracker(FrameIntake, Observing, LooseTiles, Misreads, CloserLooks, Placing
         motion (`_parent_from_closer_look`): one look per tile per still stretch."""
         self.hand_seats = Seats(list(seats) if seats is not None else None)
         """The seats' directions and the hands seen coming in: who laid a play."""
-        self.hand_watch = HandWatch(config)
-        """The hands of the round in progress, counted from the plays and what people tell."""
         self._last_still: np.ndarray | None = None
+
+    # what people tell, and what the tracker reports (the game's book keeps it)
+
+    def _now(self) -> tuple[int, float]:
+        """The frame and time of the latest frame, for what the table tells between frames."""
+        return self.frames, self.last_read_t if math.isfinite(self.last_read_t) else 0.0
+
+    def tell(self, action: str, player: int) -> list[TrackEvent]:
+        """What the table tells the tracker that the camera cannot see: "draw" (drew a tile and
+        plays on), "pass" (drew if there was a tile to draw, and passed) or "announce" (called the
+        last tile). Returns what follows from it (a last tile, a blocked round)."""
+        return self.book.tell(action, player, *self._now())
+
+    def note_pass(self, player: int | None = None) -> bool:
+        """A player drew and passed (the camera cannot see it): move the turn on."""
+        return self.book.note_pass(player)
+
+    def note_draw(self, player: int) -> list[TrackEvent]:
+        """A player drew a tile and kept playing (the camera cannot see it): their hand grows."""
+        return self.book.note_draw(player, *self._now())
+
+    def announce(self, player: int) -> list[TrackEvent]:
+        """A player called their last tile (`GameBook.announce`)."""
+        return self.book.announce(player, *self._now())
+
+    def hand_tally(self) -> HandTally | None:
+        """Each hand's size in the round in progress (`GameBook.hand_tally`)."""
+        return self.book.hand_tally()
+
+    def end_round(self, *, hand_totals: Sequence[int] | None = None,
+                  hands: Sequence[Sequence[Tile]] | None = None, t: float | None = None) -> RoundScored:
+        """Score the round in progress (`GameBook.end_round`) and clear the board for the next."""
+        scored = self.book.end_round(hand_totals=hand_totals, hands=hands, frame=self.frames,
+                                     t=self.last_read_t if t is None else t)
+        self.table.clear()
+        self.window.clear()
+        self.settled = False
+        self.gate.reset() if hasattr(self.gate, "reset") else None
+        return scored
+
+    @staticmethod
+    def hand_from_recognition(rec: Any) -> list[Tile]:
+        """The tiles of one hand photo (`vision.recognize` result) for `end_round(hands=...)`."""
+        return [Tile(*t.pips) for t in rec.tiles if t.pips is not None]
+
+    @property
+    def state(self) -> TrackerState:
+        """What the tracker believes now: everything a live view needs to draw."""
+        return self.book.state(self.board.values(), settled=self.settled, frames=self.frames,
+                               frames_read=self.frames_read, frames_reused=self.frames_reused, size=self.size)
+
+    def record(self) -> dict[str, Any]:
+        """The game so far in the engine's game-record format (`GameBook.record`)."""
+        return self.book.record()
+
+    @property
+    def current(self) -> RoundBook | None:
+        """The round in progress (`GameBook.current`)."""
+        return self.book.current
+
+    @property
+    def sheet(self) -> ScoreSheet:
+        return self.book.sheet
 
     @property
     def board(self) -> dict[Tile, BoardTile]:
