@@ -9,7 +9,8 @@ assignment or deletion of `self.X` itself; `self.X[k] = v` or `self.X.add(v)` re
 and the `self.m()` calls it makes to methods defined in another of these modules. In
 `corrections.py` (functions over a `Decision` whose `tracker` is the orchestrator) the
 receiver is `d.tracker`, `tracker` or `tr` instead of `self`. Then the totals: the attributes
-`Tracker.__init__` sets, the attribute names any part touches, and the cross-part calls.
+`Tracker.__init__` sets (with `Tracker`'s properties, which read like attributes), how many of
+them the mixins and steps touch, read and write, and the cross-part calls.
 
 Why: parts that share one bag of mutable state and call one another cannot be understood,
 tested or replaced one at a time; these figures show how far that is so, before and after.
@@ -71,7 +72,8 @@ def _init(cls: ast.ClassDef) -> ast.FunctionDef | None:
 
 
 def layout() -> tuple[dict[str, str], set[str], dict[str, str]]:
-    """(module -> kind, the attributes `Tracker.__init__` sets, tracker method -> module defining it)."""
+    """(module -> kind, the tracker's attributes (set in `Tracker.__init__`, or properties of
+    `Tracker`), tracker method -> module defining it)."""
     tree = ast.parse((PACKAGE / ORCHESTRATOR).read_text())
     imports = _imports(tree)
     cls = _tracker_class(tree)
@@ -98,9 +100,15 @@ def layout() -> tuple[dict[str, str], set[str], dict[str, str]]:
         for node in mtree.body:
             if isinstance(node, ast.ClassDef) and (kind == "mixin" and node.name in bases or node.name == "Tracker"):
                 for item in node.body:
-                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and not _is_property(item):
                         methods.setdefault(item.name, module)
+    attrs |= {item.name for item in cls.body if isinstance(item, ast.FunctionDef) and _is_property(item)}
     return kinds, attrs, methods
+
+
+def _is_property(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A property reads state like an attribute (the tracker's `board`, `current`): counted as one."""
+    return any(isinstance(d, ast.Name) and d.id == "property" for d in node.decorator_list)
 
 
 def measure(module: str, kind: str, methods: dict[str, str]) -> Part:
@@ -115,7 +123,7 @@ def measure(module: str, kind: str, methods: dict[str, str]) -> Part:
             if kind != "collaborator" and owner is not None and owner != module:
                 part.calls_out[owner].add(node.func.attr)
     own = {i.name for n in tree.body if isinstance(n, ast.ClassDef) for i in n.body
-           if isinstance(i, (ast.FunctionDef, ast.AsyncFunctionDef))}
+           if isinstance(i, (ast.FunctionDef, ast.AsyncFunctionDef)) and (kind == "collaborator" or not _is_property(i))}
     for node in ast.walk(tree):
         if not isinstance(node, ast.Attribute) or not _receiver_is_tracker(node.value, kind):
             continue
@@ -139,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     pairs = sum(len(p.calls_out) for p in parts)
     totals = {"mixins": sum(p.kind == "mixin" for p in parts),
               "collaborators": sum(p.kind == "collaborator" for p in parts),
-              "tracker_init_attributes": len(tracker_state),
+              "tracker_attributes": len(tracker_state),
               "tracker_attributes_touched_by_mixins_and_steps": len(shared & tracker_state),
               "tracker_attributes_read_by_mixins_and_steps": sum(len(p.reads & tracker_state) for p in work),
               "tracker_attributes_written_by_mixins_and_steps": sum(len(p.writes & tracker_state) for p in work),
@@ -160,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  calls {module}: " + ", ".join(sorted(names)))
     print()
     print(f"mixins: {totals['mixins']}, collaborators held by the tracker: {totals['collaborators']}")
-    print(f"Tracker.__init__ sets {totals['tracker_init_attributes']} attributes")
+    print(f"Tracker attributes (set in __init__, or properties): {totals['tracker_attributes']}")
     print(f"tracker attributes touched by mixins and steps: {totals['tracker_attributes_touched_by_mixins_and_steps']}")
     print(f"tracker attributes read, summed over mixins and steps: {totals['tracker_attributes_read_by_mixins_and_steps']}")
     print(f"tracker attributes written, summed over mixins and steps: {totals['tracker_attributes_written_by_mixins_and_steps']}")
