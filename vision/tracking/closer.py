@@ -64,7 +64,7 @@ class CloserLooks:
         `look_closer` (the real recognizer) can do this."""
         if self.current is None or not hasattr(self.detector, "look_closer"):
             return []
-        verdict = self._ruling(tile, pose, candidates)[2]
+        verdict = self.judge.ruling(tile, pose, candidates)[2]
         if verdict.legal or verdict.error is None:
             return []
         referee = self.current.referee
@@ -104,7 +104,7 @@ class CloserLooks:
         itself be sure, as the whole frame's was not."""
         if self.current is None or not hasattr(self.detector, "look_closer"):
             return None
-        legal = self._ruling(tile, pose, candidates)[2].legal
+        legal = self.judge.ruling(tile, pose, candidates)[2].legal
         if legal and not any(cost < self.tuning.unsure_reading_cost for _, cost in pose.second):
             return None
         looks = self._closer_looks(pose)
@@ -119,8 +119,8 @@ class CloserLooks:
             return None
         if legal and any(cost < self.tuning.sure_reading_cost for _, cost in found.second):
             return None
-        cands = self._candidates(found)
-        if not cands or not self._ruling(new, found, cands)[2].legal:
+        cands = self.judge.candidates(found)
+        if not cands or not self.judge.ruling(new, found, cands)[2].legal:
             return None
         note = Notice(obs.frame, obs.t, f"{tile} was {new} misread: a closer look reads {new} there")
         return note, new, found, cands
@@ -172,7 +172,7 @@ class CloserLooks:
         for found in self._found_in_every_look(looks, lambda p: self._unplayed_reading(p, tile)):
             new = identity(found, self.config.set_max)
             assert new is not None
-            for score, bt, contact in self._candidates(found)[:2]:
+            for score, bt, contact in self.judge.candidates(found)[:2]:
                 verdict = referee.judge(new, bt.tile, found.pips[contact.touching])
                 if not verdict.legal:
                     continue
@@ -180,7 +180,7 @@ class CloserLooks:
                                          obs.frame)}
                 trial = referee.copy()
                 trial.accept(new, verdict, obs.frame, obs.t, found.pips[contact.touching])
-                on_it = [c for c in self._candidates(pose, extra=placed, referee=trial) if c[1].tile == new]
+                on_it = [c for c in self.judge.candidates(pose, extra=placed, referee=trial) if c[1].tile == new]
                 if not on_it or not trial.judge(tile, new, pose.pips[on_it[0][2].touching]).legal:
                     continue
                 note = Notice(obs.frame, obs.t, f"{new} was found on a closer look: {tile} lies against it")
@@ -271,11 +271,11 @@ class CloserLooks:
 
         Why: on small double-15 tiles the half reader reads runs of one value as its neighbour,
         sure of each (held out: 12-15 read right 0.88-0.89 of the time, 0-8 0.96-0.99), so the
-        close second readings `_ruling` tries are not there. A rendered round read 15-x tiles
+        close second readings `Judge.ruling` tries are not there. A rendered round read 15-x tiles
         laid outward as 14-x; the 15-14 laid on the 15 of a "14-6" was flagged as laid the wrong
         way round, and such flags derailed the arm. Why the open end first: nothing checked it
         when its tile was played (any value may lie outward), while the new tile's touching end
-        reached this point only if no close second reading of it fitted (`_ruling`). Weighing
+        reached this point only if no close second reading of it fitted (`Judge.ruling`). Weighing
         the reader's own odds of both ends instead chose worse (in a rendered double-15
         round, 7 false flags against 3): it is sure of its misreadings. Only small
         tiles (`SMALL_TILE_PX`), whose ends the half reader reads by their pattern: a large
@@ -294,7 +294,7 @@ class CloserLooks:
         if min(had, got) < self.tuning.dense_confused or abs(had - got) > self.tuning.dense_confused_spread:
             return None
         # (checked last: the engine's ruling costs more than the checks above, and most plays are legal)
-        verdict = self._ruling(tile, pose, candidates)[2]
+        verdict = self.judge.ruling(tile, pose, candidates)[2]
         if verdict.legal or verdict.error is None or verdict.error.code != "ends_do_not_match":
             return None
 
@@ -354,7 +354,7 @@ class CloserLooks:
         events: list[TrackEvent] = []
         for found in self._found_in_every_look(looks, lambda p: self._unplayed_reading(p, tile)):
             new = identity(found, self.config.set_max)
-            on_double = [c for c in self._candidates(found) if c[1].tile == double.tile]
+            on_double = [c for c in self.judge.candidates(found) if c[1].tile == double.tile]
             if new is None or new in self.board or not on_double or \
                     not referee.judge(new, double.tile, found.pips[on_double[0][2].touching]).legal:
                 continue

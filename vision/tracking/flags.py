@@ -79,10 +79,10 @@ class Flags:
         assert self.current is not None
         book = self.current
         tile = bt.tile
-        cands = self._candidates(bt.pose)
+        cands = self.judge.candidates(bt.pose)
         if not cands:
             return []
-        now, pose, verdict, parent, touching, _ = self._ruling(tile, bt.pose, cands)
+        now, pose, verdict, parent, touching, _ = self.judge.ruling(tile, bt.pose, cands)
         if not verdict.legal or now != tile or parent is None:
             return []
         flag = self._standing_flag(tile)
@@ -182,8 +182,8 @@ class Flags:
             tile = identity(pose, self.config.set_max)
             if tile is None or tile in self.board:
                 continue
-            candidates = self._candidates(pose)
-            if candidates and not self._ruling(tile, pose, candidates)[2].legal:
+            candidates = self.judge.candidates(pose)
+            if candidates and not self.judge.ruling(tile, pose, candidates)[2].legal:
                 return True
         return False
 
@@ -199,7 +199,7 @@ class Flags:
         if runs is None or len(runs) >= self.tuning.flag_runs or \
                 self._readings(self.window) >= self.tuning.flag_max_reads:
             return False
-        return not self._ruling(tile, pose, candidates)[2].legal
+        return not self.judge.ruling(tile, pose, candidates)[2].legal
 
     def _standing_flag(self, tile: Tile) -> dict[str, Any] | None:
         """The flag raised on `tile`'s play, while neither taken back nor withdrawn."""

@@ -1,11 +1,13 @@
 """Judging a play: the tile it lies against, the player whose hand laid it, and the engine's verdict.
 
 Where a reading could lie against several tiles, the place the rules accept is preferred when it
-fits nearly as well as one they refuse.
+fits nearly as well as one they refuse. The questions (where could it go, what would the rules
+say) are a `Judge` of their own, over the board model and the game's book; entering the answer
+(the play, or its flag) is the tracker's (`Judging`).
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -16,20 +18,31 @@ from .events import TilePlayed, TrackEvent
 from .geometry import ATTACH_MAX, TilePose, contact_on_double, contact_on_tile
 from .pictures import with_first_reading
 from .referee import Referee, Verdict
-from .tuning import WAITING_DOUBLE_RULES
+from .tuning import WAITING_DOUBLE_RULES, TrackerConfig
+
+if TYPE_CHECKING:
+    from .bookkeeping import GameBook
+    from .table import TableModel
 
 
-class Judging:
-    """Plays judged: methods of `Tracker`, over the state it sets up in `Tracker.__init__`."""
+class Judge:
+    """Where a tile read at a place would go and what the rules say of it, changing nothing: the
+    board's tiles it may lie against (`candidates`) and the engine's verdict on the likeliest
+    reading (`ruling`). Asked by every part that enters, flags or corrects a play."""
 
-    def _candidates(self, pose: TilePose, extra: dict[Tile, BoardTile] | None = None,
+    def __init__(self, table: TableModel, book: GameBook, tuning: TrackerConfig) -> None:
+        self.table = table
+        self.book = book
+        self.tuning = tuning
+
+    def candidates(self, pose: TilePose, extra: dict[Tile, BoardTile] | None = None,
                     referee: Referee | None = None, reach: float = 1.0) -> list[tuple[float, BoardTile, Any]]:
         """Board tiles `pose` may lie against, best first: (mismatch, tile, contact); `reach`
         widens the tolerance."""
         if referee is None:
-            referee = self.current.referee if self.current is not None else None
+            referee = self.book.current.referee if self.book.current is not None else None
         out = []
-        tiles = list(self.board.values()) + (list(extra.values()) if extra else [])
+        tiles = list(self.table.tiles.values()) + (list(extra.values()) if extra else [])
         for bt in tiles:
             if bt.status == TileStatus.LOOSE or bt.missing:
                 continue
@@ -50,6 +63,46 @@ class Judging:
         out.sort(key=lambda c: c[0])
         return out
 
+    def ruling(self, tile: Tile, pose: TilePose, candidates: list[tuple[float, BoardTile, Any]]
+                ) -> tuple[Tile, TilePose, Verdict, BoardTile | None, int | None, bool]:
+        """The engine's verdict on the play, changing nothing: (tile, pose, verdict, the tile it
+        goes on, its touching end, whether the reading taken is the reader's second). Where the
+        geometry allows two places nearly equally well, a legal one is preferred; where no place
+        is legal, another reading the rules accept there is: first one the readings stayed split
+        with (the legal reading wins the tie), then the reader's own close second (a misread dot
+        is likelier than an illegal play)."""
+        assert self.book.current is not None
+        referee = self.book.current.referee
+        verdicts = []
+        for score, bt, contact in candidates:
+            if verdicts and score > candidates[0][0] + self.tuning.alternative_margin:
+                break
+            verdict = referee.judge(tile, bt.tile, pose.pips[contact.touching])
+            verdicts.append((verdict, bt, contact.touching))
+            if verdict.legal:
+                return tile, pose, verdict, bt, contact.touching, False
+        if not verdicts:
+            verdicts.append((referee.judge(tile, None), None, None))
+        others = [(alt, alt_pose, False) for alt, alt_pose in self.table.alternatives_of(tile)]
+        others += [(Tile(*pips), TilePose(pose.corners, pips), True) for pips, cost in pose.second
+                   if cost <= self.tuning.second_reading_cost]
+        for alt, alt_pose, misread in others:
+            if alt in self.table or alt == tile:
+                continue
+            for score, bt, contact in self.candidates(alt_pose)[:2]:
+                v = referee.judge(alt, bt.tile, alt_pose.pips[contact.touching])
+                if v.legal:
+                    # the reading taken is not the reader's first: the play keeps the first as a
+                    # close second, so sure later readings of its place may correct it
+                    return alt, with_first_reading(alt_pose, pose), v, bt, contact.touching, misread
+        verdict, parent, touching = verdicts[0]
+        return tile, pose, verdict, parent, touching, False
+
+
+class Judging:
+    """Plays entered as judged: methods of `Tracker` (entering a play may let flags stand or raise
+    one, and follows the hand that laid it: it needs the tracker's flags and seats)."""
+
     def seat_of_hand(self, before: int) -> int | None:
         """The seat the last hand before frame `before` came from, if seats are known."""
         return self.hand_seats.seat_of_hand(before, self._picture_size())
@@ -66,16 +119,16 @@ class Judging:
 
     def _judge(self, tile: Tile, pose: TilePose, obs: Observation,
                candidates: list[tuple[float, BoardTile, Any]], hand: bool = True) -> TrackEvent:
-        """Ask the engine about the play and enter its verdict (see `_ruling`)."""
+        """Ask the engine about the play and enter its verdict (see `Judge.ruling`)."""
         assert self.current is not None
         if hand:
             self._follow_hand(obs)
         # (also for tiles set apart before and judged again now, which skip `_place`'s checks)
         if self._let_flags_stand(candidates[0][1] if candidates else None, obs):
-            candidates = self._candidates(pose) or candidates
+            candidates = self.judge.candidates(pose) or candidates
         referee = self.current.referee
         read_as = tile
-        tile, pose, verdict, parent, touching, misread = self._ruling(tile, pose, candidates)
+        tile, pose, verdict, parent, touching, misread = self.judge.ruling(tile, pose, candidates)
         self.table.forget_alternatives(read_as)
         if misread:
             self.table.supersede(tile, read_as)
@@ -98,38 +151,3 @@ class Judging:
         if err.code in WAITING_DOUBLE_RULES and obs.image is not None:
             self.table.keep_flag_view(tile, obs.image, np.eye(3))
         return self._flag(tile, pose, verdict.player, parent, on, err.code, err.message, obs)
-
-    def _ruling(self, tile: Tile, pose: TilePose, candidates: list[tuple[float, BoardTile, Any]]
-                ) -> tuple[Tile, TilePose, Verdict, BoardTile | None, int | None, bool]:
-        """The engine's verdict on the play, changing nothing: (tile, pose, verdict, the tile it
-        goes on, its touching end, whether the reading taken is the reader's second). Where the
-        geometry allows two places nearly equally well, a legal one is preferred; where no place
-        is legal, another reading the rules accept there is: first one the readings stayed split
-        with (the legal reading wins the tie), then the reader's own close second (a misread dot
-        is likelier than an illegal play)."""
-        assert self.current is not None
-        referee = self.current.referee
-        verdicts = []
-        for score, bt, contact in candidates:
-            if verdicts and score > candidates[0][0] + self.tuning.alternative_margin:
-                break
-            verdict = referee.judge(tile, bt.tile, pose.pips[contact.touching])
-            verdicts.append((verdict, bt, contact.touching))
-            if verdict.legal:
-                return tile, pose, verdict, bt, contact.touching, False
-        if not verdicts:
-            verdicts.append((referee.judge(tile, None), None, None))
-        others = [(alt, alt_pose, False) for alt, alt_pose in self.table.alternatives_of(tile)]
-        others += [(Tile(*pips), TilePose(pose.corners, pips), True) for pips, cost in pose.second
-                   if cost <= self.tuning.second_reading_cost]
-        for alt, alt_pose, misread in others:
-            if alt in self.board or alt == tile:
-                continue
-            for score, bt, contact in self._candidates(alt_pose)[:2]:
-                v = referee.judge(alt, bt.tile, alt_pose.pips[contact.touching])
-                if v.legal:
-                    # the reading taken is not the reader's first: the play keeps the first as a
-                    # close second, so sure later readings of its place may correct it
-                    return alt, with_first_reading(alt_pose, pose), v, bt, contact.touching, misread
-        verdict, parent, touching = verdicts[0]
-        return tile, pose, verdict, parent, touching, False

@@ -202,7 +202,7 @@ class LooseTiles:
                     if tile in taken or (tile in self.board and tile != lb.tile):
                         continue
                     played = None
-                    for _, parent, contact in self._candidates(pose, extra, referee)[:2]:
+                    for _, parent, contact in self.judge.candidates(pose, extra, referee)[:2]:
                         on = fixes[parent.tile][0] if parent.tile in fixes else parent.tile
                         verdict = referee.judge(tile, on, pose.pips[contact.touching])
                         if verdict.legal:
@@ -274,7 +274,7 @@ class LooseTiles:
             events.append(TilePlayed(frame, first.t, str(tile), verdict.player, str(on), verdict.slot, verdict.end))
         # tiles still set apart that now touch the layout: judged as they lie
         for bt in sorted((b for b in self.board.values() if b.status == TileStatus.LOOSE), key=lambda b: b.frame):
-            cands = self._candidates(bt.pose)
+            cands = self.judge.candidates(bt.pose)
             if cands:
                 self.table.lift(bt.tile)
                 events.append(self._judge(bt.tile, bt.pose, obs, cands, hand=False))

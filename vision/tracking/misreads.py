@@ -58,7 +58,7 @@ class Misreads:
             f"where the first {how}, so the play is corrected")
         # a tile set down apart because it matched the misread value may now be a play on it
         for loose in sorted((b for b in self.board.values() if b.status == TileStatus.LOOSE), key=lambda b: b.frame):
-            cands = self._candidates(loose.pose)
+            cands = self.judge.candidates(loose.pose)
             if cands:
                 self.table.lift(loose.tile)
                 first = next((o for o in self.window if o.frame == loose.frame), obs)
@@ -108,7 +108,7 @@ class Misreads:
         if any(trial.open_value(new) != poses[old].pips[1 - ends[old]]
                for old, (new, _) in fixes.items() if not new.is_double):
             return False
-        cands = self._candidates(pose)[:2]
+        cands = self.judge.candidates(pose)[:2]
         if not any(trial.judge(tile, fixes.get(bt.tile, (bt.tile, None))[0],
                                pose.pips[contact.touching]).legal for _, bt, contact in cands):
             return False
@@ -236,7 +236,7 @@ class Misreads:
         legal = []
         for t in (a, b):
             pose = mean_pose([p for _, p in cl if identity(p, top) == t])
-            cands = self._candidates(pose)
+            cands = self.judge.candidates(pose)
             if any(self.current.referee.judge(t, bt.tile, pose.pips[c.touching]).legal
                    for score, bt, c in cands if score <= cands[0][0] + self.tuning.alternative_margin):
                 legal.append(t)
@@ -261,7 +261,7 @@ class Misreads:
         for the table read as a tile: that reading would have to give the end's very value."""
         if self.current is None:
             return False
-        for _, bt, contact in self._candidates(pose)[:2]:
+        for _, bt, contact in self.judge.candidates(pose)[:2]:
             if bt.status not in (TileStatus.SPINNER, TileStatus.LEGAL, TileStatus.JOINED) or \
                     not self.current.referee.open_slots(bt.tile):
                 continue
@@ -296,7 +296,7 @@ class Misreads:
                 continue
             alt_pose = TilePose(pose.corners, (na, nb))
             if any(self.current.referee.judge(alt, bt.tile, alt_pose.pips[contact.touching]).legal
-                   for _, bt, contact in self._candidates(alt_pose)[:2]):
+                   for _, bt, contact in self.judge.candidates(alt_pose)[:2]):
                 legal[alt] = alt_pose
             elif self._fits_open_end(alt_pose):
                 fitting[alt] = alt_pose

@@ -180,7 +180,7 @@ class Observing:
                 for alt, c in ranked[1:] if alt not in self.board and
                 ((c >= 2 and c >= n - 1) or runs[alt])])
             known = self.board.get(tile)
-            if known is not None and known.status == TileStatus.LOOSE and self._candidates(pose):
+            if known is not None and known.status == TileStatus.LOOSE and self.judge.candidates(pose):
                 # read apart from the layout before (often a second box on a tile, or a misread)
                 # and now where it can be played: the set has one, and this is where play goes on
                 self.table.lift(tile)

@@ -139,7 +139,7 @@ class Placing:
         window_clusters = self._clusters(self.window)  # the window does not change while placing
         while pending:
             # in that order, the first that lies against the board now
-            options = [(k, self._candidates(item[1])) for k, item in enumerate(pending)]
+            options = [(k, self.judge.candidates(item[1])) for k, item in enumerate(pending)]
             placeable = [(k, c) for k, c in options if c]
             k, cands = placeable[0] if placeable else options[0]
             item = pending.pop(k)
@@ -150,11 +150,11 @@ class Placing:
                 between = self._parent_from_closer_look(tile, pose, obs)
                 if between:
                     events.extend(between)
-                    cands = self._candidates(pose)
+                    cands = self.judge.candidates(pose)
             if not cands:
                 # nothing close enough: a legal place a little further off is still a play
                 # (the camera's corners are never exact); anything else is judged as it lies
-                wide = self._candidates(pose, reach=2.0)
+                wide = self.judge.candidates(pose, reach=2.0)
                 legal = [c for c in wide
                          if self.current is not None
                          and self.current.referee.judge(tile, c[1].tile, pose.pips[c[2].touching]).legal]
@@ -164,7 +164,7 @@ class Placing:
                     continue  # the tile it lies against may still be being read: wait for it
                 elif (hole := self._hole_before(tile, pose)) is not None:
                     events.extend(self._fill_hole(*hole, tile, obs))
-                    cands = self._candidates(pose)
+                    cands = self.judge.candidates(pose)
                 elif self._lies_on_board_tile(pose):
                     continue  # a second box on a tile already placed: tiles lying flat do not overlap
                 elif (reread := self._reread_from_closer_look(tile, pose, [], obs)) is not None:
@@ -181,15 +181,15 @@ class Placing:
             fixed = self._reread_flagged_parent(tile, pose, cands, obs)
             if fixed:
                 events.extend(fixed)
-                cands = self._candidates(pose) or cands
+                cands = self.judge.candidates(pose) or cands
             if self._let_flags_stand(cands[0][1] if cands else None, obs):
-                cands = self._candidates(pose) or cands  # before the checks that precede a flag
-            if not self._ruling(tile, pose, cands)[2].legal and \
+                cands = self.judge.candidates(pose) or cands  # before the checks that precede a flag
+            if not self.judge.ruling(tile, pose, cands)[2].legal and \
                     (hole := self._hole_before(tile, pose)) is not None:
                 # it touches a tile it cannot go on, but lies a tile's length beyond an open end
                 # the one tile between would make it legal: that tile was missed, not the rules
                 events.extend(self._fill_hole(*hole, tile, obs))
-                cands = self._candidates(pose) or cands
+                cands = self.judge.candidates(pose) or cands
             if self._flag_unsure(tile, pose, cands):
                 self._want_fresh = True  # read the next frame afresh before flagging anyone
                 continue
@@ -200,18 +200,18 @@ class Placing:
             closer = self._look_closer(tile, pose, cands, obs)
             if closer:
                 events.extend(closer)
-                cands = self._candidates(pose) or cands
+                cands = self.judge.candidates(pose) or cands
             misread = self._dense_end_misread(tile, pose, cands, obs)
             if misread is not None:
                 events.extend(misread[0])
                 tile, pose = misread[1], misread[2]
-                cands = self._candidates(pose) or cands
+                cands = self.judge.candidates(pose) or cands
             events.append(self._judge(tile, pose, obs, cands, hand=len(fresh) == 1))
         # a tile set down apart earlier may now touch a tile laid since (a chickie read after
         # its toe): it was a play all along
         o = found[0][2]
         for bt in [b for b in self.board.values() if b.status == TileStatus.LOOSE and str(b.tile) not in loose]:
-            cands = self._candidates(bt.pose)
+            cands = self.judge.candidates(bt.pose)
             if cands:
                 self.table.lift(bt.tile)
                 events.append(self._judge(bt.tile, bt.pose, o, cands, hand=False))
@@ -235,7 +235,7 @@ class Placing:
             placed: dict[Tile, BoardTile] = {}
             faults = 0
             for tile, pose, obs in order:
-                cands = self._candidates(pose, extra=placed, referee=referee)
+                cands = self.judge.candidates(pose, extra=placed, referee=referee)
                 verdict = None
                 for score, bt, contact in cands:
                     if score > cands[0][0] + self.tuning.alternative_margin:

@@ -68,7 +68,7 @@ from .evidence import EventSink, EvidenceFolder
 from .flags import Flags
 from .geometry import TilePose
 from .intake import FrameIntake
-from .judging import Judging
+from .judging import Judge, Judging
 from .loose import LooseTiles
 from .misreads import Misreads
 from .motion import MotionGate
@@ -110,6 +110,8 @@ class Tracker(FrameIntake, Observing, LooseTiles, Misreads, CloserLooks, Placing
         """The rounds, the score sheet and the hands (`GameBook`)."""
         self.table = TableModel()
         """The board tiles with their status and what the tracker remembers about each (`TableModel`)."""
+        self.judge = Judge(self.table, self.book, self.tuning)
+        """Where a tile read at a place would go and what the rules say of it (`Judge`)."""
         self.window: list[Observation] = []
         self.settled = False
         self.frames = 0
