@@ -57,7 +57,7 @@ class BoardTile:
     missing: bool = False
     stood: bool = False
     """Flagged, but the table kept it and play went on from it: "legal" to the layout, still a
-    rule broken (see `Tracker._let_flags_stand`)."""
+    rule broken (see `FlagKeeper.let_stand`)."""
     patch: np.ndarray | None = None
     """The tile's picture when the board last settled (`tile_patch`): while its place still
     looks like this, the tile has not left, whatever the reader makes of it."""

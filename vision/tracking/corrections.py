@@ -50,10 +50,10 @@ def ask_for_fresh_reading(tracker: Tracker) -> None:
     """Ask for the next still frame to be read afresh where a play to flag, or a flagged tile
     turned round, rests on too few runs of the recognizer."""
     window = tracker.window
-    if tracker._readings(window) < tracker.tuning.flag_runs and tracker._would_flag(window[-1]):
+    if tracker._readings(window) < tracker.tuning.flag_runs and tracker.flags.would_flag(window[-1]):
         tracker._want_fresh = True
     elif tracker._readings(window) < tracker.tuning.flag_max_reads and \
-            any(tracker._would_flag(o) for o in tracker._fresh_observations(window[:-1])):
+            any(tracker.flags.would_flag(o) for o in tracker._fresh_observations(window[:-1])):
         # an earlier reading of this still picture showed a play to flag that the last one
         # missed: read afresh rather than let the missing reading stand for the frames to come.
         # Why: a planted 2-0 on ~30-px double-15 tiles lay still for 13 frames, read in the

@@ -124,7 +124,7 @@ class Judging:
         if hand:
             self._follow_hand(obs)
         # (also for tiles set apart before and judged again now, which skip `_place`'s checks)
-        if self._let_flags_stand(candidates[0][1] if candidates else None, obs):
+        if self.flags.let_stand(candidates[0][1] if candidates else None, obs):
             candidates = self.judge.candidates(pose) or candidates
         referee = self.current.referee
         read_as = tile
@@ -144,10 +144,10 @@ class Judging:
         err = verdict.error
         assert err is not None
         if err.code in WAITING_DOUBLE_RULES and parent is not None:
-            earlier = self._laid_before_last(tile, pose, parent, touching, obs)
+            earlier = self.flags.laid_before_last(tile, pose, parent, touching, obs)
             if earlier is not None:
                 return earlier
         self.table.lay(BoardTile(tile, pose, TileStatus.ILLEGAL, verdict.player, on, touching, obs.frame))
         if err.code in WAITING_DOUBLE_RULES and obs.image is not None:
             self.table.keep_flag_view(tile, obs.image, np.eye(3))
-        return self._flag(tile, pose, verdict.player, parent, on, err.code, err.message, obs)
+        return self.flags.raise_flag(tile, pose, verdict.player, parent, on, err.code, err.message, obs)

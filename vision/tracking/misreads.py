@@ -191,10 +191,11 @@ class Misreads:
             if self.board.get(bt.tile) is not bt or not (bt.status == TileStatus.ILLEGAL or bt.stood):
                 continue
             msg = f"{bt.tile} was legal after all: the plays it was judged against were misread, and are corrected"
-            withdrawn = self._withdraw_stood_flag(bt, [], obs, msg) if bt.stood else self._withdraw_flag(bt, obs, msg)
+            withdrawn = self.flags.withdraw_stood(bt, [], obs, msg) if bt.stood else \
+                self.flags.withdraw(bt, obs, msg, self.window)
             if withdrawn:
                 events.extend(withdrawn)
-                events.extend(self._rejudge_built_on(bt.tile, obs))
+                events.extend(self.flags.rejudge_built_on(bt.tile, obs, self.window))
         return events
 
     def _steady_other_reading(self, bt: BoardTile, recent: list[Observation]) -> tuple[Tile, TilePose] | None:

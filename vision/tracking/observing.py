@@ -198,7 +198,7 @@ class Observing:
                 fixed = self._misread_in_place(tile, pose)
                 if fixed is not None and fixed[0] not in taken:
                     taken.add(fixed[0])
-                    # (a flag on it waits for as many runs as on any tile: see `_flag_unsure`)
+                    # (a flag on it waits for as many runs as on any tile: see `FlagKeeper.unsure`)
                     self.table.note_support(fixed[0], runs[tile])
                     out.append((fixed[0], fixed[1], window[k0]))
                 elif fixed is None and self._board_tile_misread(known, tile, pose, recent):

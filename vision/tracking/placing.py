@@ -74,8 +74,8 @@ class Placing:
         err = referee.judge(guess.read, on, guess.touching).error
         rule, message = (err.code, err.message) if err is not None else (None, f"{guess.read} was taken back at once")
         laid = next((o for o in self.window if o.frame == bt.frame), obs)
-        flag = self._flag(guess.read, guess.pose, play.player, self.board.get(on) if on else None, on, rule, message,
-                          laid, frame=bt.frame, taken_back=obs.frame)
+        flag = self.flags.raise_flag(guess.read, guess.pose, play.player, self.board.get(on) if on else None, on, rule,
+                                     message, laid, frame=bt.frame, taken_back=obs.frame)
         return [*events,
                 PlayCorrected(obs.frame, obs.t, str(guess.read), str(bt.tile),
                               f"{bt.tile} was taken back at once: it was laid as read, {guess.read}, and is flagged"),
@@ -178,11 +178,11 @@ class Placing:
                     self.table.lay(BoardTile(tile, pose, TileStatus.LOOSE, None, None, None, obs.frame))
                     loose.append(str(tile))
                     continue
-            fixed = self._reread_flagged_parent(tile, pose, cands, obs)
+            fixed = self.flags.reread_flagged_parent(tile, pose, cands, obs, self.window)
             if fixed:
                 events.extend(fixed)
                 cands = self.judge.candidates(pose) or cands
-            if self._let_flags_stand(cands[0][1] if cands else None, obs):
+            if self.flags.let_stand(cands[0][1] if cands else None, obs):
                 cands = self.judge.candidates(pose) or cands  # before the checks that precede a flag
             if not self.judge.ruling(tile, pose, cands)[2].legal and \
                     (hole := self._hole_before(tile, pose)) is not None:
@@ -190,7 +190,7 @@ class Placing:
                 # the one tile between would make it legal: that tile was missed, not the rules
                 events.extend(self._fill_hole(*hole, tile, obs))
                 cands = self.judge.candidates(pose) or cands
-            if self._flag_unsure(tile, pose, cands):
+            if self.flags.unsure(tile, pose, cands, self.window):
                 self._want_fresh = True  # read the next frame afresh before flagging anyone
                 continue
             reread = self._reread_from_closer_look(tile, pose, cands, obs)
@@ -218,7 +218,7 @@ class Placing:
         if loose:
             events.append(BoardDisturbed(o.frame, o.t, loose=loose))
         if self.table.flag_views:
-            events.extend(self._rejudge_waiting_flags(o))
+            events.extend(self.flags.rejudge_waiting(o, self.window))
         return events
 
     def _play_order(self, items: list[tuple[Tile, TilePose, Observation]]) -> list[tuple[Tile, TilePose, Observation]]:

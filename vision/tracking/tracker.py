@@ -65,7 +65,7 @@ from .corrections import decide
 from .detector import Detector, RecognizerDetector
 from .events import RoundScored, TrackEvent
 from .evidence import EventSink, EvidenceFolder
-from .flags import Flags
+from .flags import FlagKeeper
 from .geometry import TilePose
 from .intake import FrameIntake
 from .judging import Judge, Judging
@@ -82,7 +82,7 @@ __all__ = ["CLOSE_LOOK_PLACES", "RecognizerDetector", "SECOND_READING_COST", "Tr
 """The tracker, and the names long imported from here."""
 
 
-class Tracker(FrameIntake, Observing, LooseTiles, Misreads, CloserLooks, Placing, Judging, Flags):
+class Tracker(FrameIntake, Observing, LooseTiles, Misreads, CloserLooks, Placing, Judging):
     """Frames of one table in, `TrackEvent`s out; usable one frame at a time (`push`)."""
 
     def __init__(self, config: GameConfig, *, detector: Detector | None = None, gate: Any = None,
@@ -112,6 +112,8 @@ class Tracker(FrameIntake, Observing, LooseTiles, Misreads, CloserLooks, Placing
         """The board tiles with their status and what the tracker remembers about each (`TableModel`)."""
         self.judge = Judge(self.table, self.book, self.tuning)
         """Where a tile read at a place would go and what the rules say of it (`Judge`)."""
+        self.flags = FlagKeeper(self.table, self.book, self.judge, self.sinks, config, self.tuning)
+        """Flagged plays raised, let stand, withdrawn and judged again (`FlagKeeper`)."""
         self.window: list[Observation] = []
         self.settled = False
         self.frames = 0
