@@ -7,7 +7,7 @@ there. Looks are made where a play is about to be flagged or a tile touches noth
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -20,7 +20,7 @@ from .events import Notice, PlayCorrected, TilePlayed, TrackEvent
 from .geometry import TilePose, point_quad_distance, pose_from_detection
 from .pictures import approaches, with_first_reading
 from .referee import Verdict
-from .tuning import WAITING_DOUBLE_RULES
+from .tuning import WAITING_DOUBLE_RULES, TrackerConfig
 
 
 @dataclass
@@ -38,6 +38,67 @@ class DenseGuess:
     """The tile it lies against as read, where the guess corrected that one ..."""
     corrected: Tile | None = None
     """... and what it was corrected to."""
+
+
+class LookLedger:
+    """The closer looks of a still stretch: what each look read (a tile left undecided comes back
+    at every still frame, and still frames reuse one reading: the same crop of the same pictures
+    reads the same, so it is read once), how many places around tiles touching nothing were
+    looked at (`TrackerConfig.close_look_places`), and which tiles' surroundings were."""
+
+    def __init__(self, tuning: TrackerConfig) -> None:
+        self.tuning = tuning
+        self.made: dict[tuple[int, int, int, tuple[int, ...]], list[list[TilePose]]] = {}
+        """Closer looks made, by place, reach and the readings whose pictures they read."""
+        self.places_looked_at = 0
+        """Places around tiles touching nothing looked at closer since the last motion."""
+        self.looked_around: set[Tile] = set()
+        """New tiles touching nothing whose surroundings were looked at closer since the last
+        motion: one look per tile per still stretch."""
+
+    def new_stretch(self) -> None:
+        """Something moved: the next still stretch has its own places to look at."""
+        self.looked_around.clear()
+        self.places_looked_at = 0
+
+    def first_look_around(self, tile: Tile) -> bool:
+        """Whether `tile`'s surroundings were not looked at yet this stretch (they are now
+        counted as looked at). Why: a tile left undecided comes back at every frame, and frames
+        are read afresh while the board is unsettled: without this, two crops would be read for
+        it at every frame."""
+        if tile in self.looked_around:
+            return False
+        self.looked_around.add(tile)
+        return True
+
+    def looks(self, detector: Any, window: Sequence[Observation], around: TilePose,
+              counted: bool = False) -> list[list[TilePose]]:
+        """What `detector`'s closer look reads around `around` on up to `TrackerConfig.close_looks`
+        still pictures of `window` (each a different reading's picture); [] when it cannot look,
+        or when a `counted` look would go past `TrackerConfig.close_look_places` in this still
+        stretch."""
+        look = getattr(detector, "look_closer", None)
+        if look is None:
+            return []
+        pictures, reads = [], []
+        for o in reversed(window):
+            if o.image is not None and o.motion is None and o.read not in reads and \
+                    len(pictures) < self.tuning.close_looks:
+                pictures.append(o.image)
+                reads.append(o.read)
+        reach = self.tuning.close_look_reach * around.length
+        key = (int(round(around.centre[0])), int(round(around.centre[1])), int(round(reach)), tuple(reads))
+        if key not in self.made:
+            if counted:
+                if self.places_looked_at >= self.tuning.close_look_places:
+                    return []
+                self.places_looked_at += 1
+            if len(self.made) >= 64:
+                self.made.clear()
+            self.made[key] = [[p for p in (pose_from_detection(d) for d in look(img, around.centre, reach)
+                                           if not getattr(d, "face_down", False)) if p is not None]
+                              for img in pictures]
+        return self.made[key]
 
 
 class CloserLooks:
@@ -126,33 +187,9 @@ class CloserLooks:
         return note, new, found, cands
 
     def _closer_looks(self, around: TilePose, counted: bool = False) -> list[list[TilePose]]:
-        """What the detector's closer look reads around `around` on up to `TrackerConfig.close_looks` still
-        pictures of the window (each a different reading's picture); [] when it cannot look, or
-        when a `counted` look would go past `TrackerConfig.close_look_places` in this still stretch."""
-        look = getattr(self.detector, "look_closer", None)
-        if look is None:
-            return []
-        pictures, reads = [], []
-        for o in reversed(self.window):
-            if o.image is not None and o.motion is None and o.read not in reads and \
-                    len(pictures) < self.tuning.close_looks:
-                pictures.append(o.image)
-                reads.append(o.read)
-        reach = self.tuning.close_look_reach * around.length
-        # still frames reuse one reading, and a tile left undecided comes back at every frame:
-        # the same crop of the same pictures reads the same, so it is read once
-        key = (int(round(around.centre[0])), int(round(around.centre[1])), int(round(reach)), tuple(reads))
-        if key not in self._looks:
-            if counted:
-                if self._places_looked_at >= self.tuning.close_look_places:
-                    return []
-                self._places_looked_at += 1
-            if len(self._looks) >= 64:
-                self._looks.clear()
-            self._looks[key] = [[p for p in (pose_from_detection(d) for d in look(img, around.centre, reach)
-                                             if not getattr(d, "face_down", False)) if p is not None]
-                                for img in pictures]
-        return self._looks[key]
+        """What the detector's closer look reads around `around` on the window's still pictures
+        (`LookLedger.looks`)."""
+        return self.looks.looks(self.detector, self.window, around, counted)
 
     def _parent_from_closer_look(self, tile: Tile, pose: TilePose, obs: Observation) -> list[TrackEvent]:
         """A tile that touches nothing on the board may lie against a tile the reader missed in
@@ -160,11 +197,9 @@ class CloserLooks:
         it is set down apart, or joined to a tile further off, a closer look around it may find
         that tile. One every closer look found, that the engine accepts where it lies, and
         against which `tile` is then legal, is played first (see `_look_closer`)."""
-        if self.current is None or not hasattr(self.detector, "look_closer") or tile in self._looked_around:
+        if self.current is None or not hasattr(self.detector, "look_closer") or \
+                not self.looks.first_look_around(tile):
             return []
-        # (a tile left undecided comes back at every frame, and frames read afresh while the
-        # board is unsettled: without this, two crops would be read for it at every frame)
-        self._looked_around.add(tile)
         looks = self._closer_looks(pose, counted=True)
         if not looks:
             return []

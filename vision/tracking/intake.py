@@ -65,8 +65,7 @@ class FrameIntake:
         self._fresh_in_stretch = 0
         self.window.clear()
         self.table.forget_support()
-        self._looked_around.clear()
-        self._places_looked_at = 0
+        self.looks.new_stretch()
         self._reads_since_change = 0  # a new picture earns its own reads before settling
         if self._still:  # a new stretch of motion: hands seen before it are not this one's
             self.hand_seats.new_motion()

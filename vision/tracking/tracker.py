@@ -60,7 +60,7 @@ from engine import GameConfig, HandTally, ScoreSheet, Tile
 
 from .board import BoardTile, Observation
 from .bookkeeping import GameBook, RoundBook, TrackerState
-from .closer import CloserLooks, DenseGuess
+from .closer import CloserLooks, LookLedger
 from .corrections import decide
 from .detector import Detector, RecognizerDetector
 from .events import RoundScored, TrackEvent
@@ -143,13 +143,8 @@ class Tracker(FrameIntake, Observing, LooseTiles, Misreads, CloserLooks, Placing
         self._still = self.tuning.still_before_read
         self._size_misses = 0
         self._last_motion = -1
-        self._looks: dict[tuple[int, int, int, tuple[int, ...]], list[list[TilePose]]] = {}
-        """Closer looks made (`_closer_looks`), by place, reach and the readings whose pictures they read."""
-        self._places_looked_at = 0
-        """Places around tiles touching nothing looked at closer since the last motion."""
-        self._looked_around: set[Tile] = set()
-        """New tiles touching nothing whose surroundings were looked at closer since the last
-        motion (`_parent_from_closer_look`): one look per tile per still stretch."""
+        self.looks = LookLedger(self.tuning)
+        """The closer looks of the still stretch: made once each, and a few places per stretch."""
         self.hand_seats = Seats(list(seats) if seats is not None else None)
         """The seats' directions and the hands seen coming in: who laid a play."""
         self._last_still: np.ndarray | None = None
