@@ -51,7 +51,7 @@ def ask_for_fresh_reading(tracker: Tracker) -> None:
     turned round, rests on too few runs of the recognizer."""
     window = tracker.window
     if tracker._readings(window) < tracker.tuning.flag_runs and tracker.flags.would_flag(window[-1]):
-        tracker._want_fresh = True
+        tracker.runs.ask_fresh()
     elif tracker._readings(window) < tracker.tuning.flag_max_reads and \
             any(tracker.flags.would_flag(o) for o in tracker._fresh_observations(window[:-1])):
         # an earlier reading of this still picture showed a play to flag that the last one
@@ -59,9 +59,9 @@ def ask_for_fresh_reading(tracker: Tracker) -> None:
         # Why: a planted 2-0 on ~30-px double-15 tiles lay still for 13 frames, read in the
         # first of two readings and missed in the second, which was then reused for every
         # frame after; one sighting in three was never flagged
-        tracker._want_fresh = True
+        tracker.runs.ask_fresh()
     if tracker._readings(window) < 2 and tracker._turned_around(window[-1:]):
-        tracker._want_fresh = True  # a second reading before a flagged tile turned round is taken back
+        tracker.runs.ask_fresh()  # a second reading before a flagged tile turned round is taken back
 
 
 def camera_knocked(d: Decision) -> list[TrackEvent]:

@@ -162,7 +162,7 @@ class Observing:
             if second and n < second + 2 and len(window) < self.tuning.max_window:
                 pick = self._legal_of_twin_boxes(cl, tile, ranked[1][0], need)
                 if pick is None:
-                    self._want_fresh = True  # the readings disagree: read a few more frames afresh first
+                    self.runs.ask_fresh()  # the readings disagree: read a few more frames afresh first
                     continue
                 if pick != tile:
                     ranked = [(pick, second), (tile, n)] + ranked[2:]

@@ -191,7 +191,7 @@ class Placing:
                 events.extend(self._fill_hole(*hole, tile, obs))
                 cands = self.judge.candidates(pose) or cands
             if self.flags.unsure(tile, pose, cands, self.window):
-                self._want_fresh = True  # read the next frame afresh before flagging anyone
+                self.runs.ask_fresh()  # read the next frame afresh before flagging anyone
                 continue
             reread = self._reread_from_closer_look(tile, pose, cands, obs)
             if reread is not None:

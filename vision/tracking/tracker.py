@@ -66,8 +66,7 @@ from .detector import Detector, RecognizerDetector
 from .events import RoundScored, TrackEvent
 from .evidence import EventSink, EvidenceFolder
 from .flags import FlagKeeper
-from .geometry import TilePose
-from .intake import FrameIntake
+from .intake import FrameIntake, RecognizerRuns
 from .judging import Judge, Judging
 from .loose import LooseTiles
 from .misreads import Misreads
@@ -117,16 +116,9 @@ class Tracker(FrameIntake, Observing, LooseTiles, Misreads, CloserLooks, Placing
         self.window: list[Observation] = []
         self.settled = False
         self.frames = 0
-        self.frames_read = 0
-        self.frames_reused = 0
         self.last_read_t = -math.inf
-        self._fresh_read_at = -1
-        """Frame index of the last fresh run of the recognizer."""
-        self._last_poses: list[TilePose] | None = None
-        self._fresh_in_stretch = 0
-        self._doubt = False
-        self._want_fresh = False
-        """A play about to be flagged rests on one run of the recognizer: read the next frame afresh."""
+        self.runs = RecognizerRuns(self.tuning)
+        """The recognizer's runs: how many, the last one's tiles, and whether to read afresh next."""
         self._held: tuple[list[Observation], dict[Tile, set[int]]] | None = None
         """The window and support of the still stretch before the current motion, kept until the
         picture after it is known (see `push`)."""
@@ -211,6 +203,16 @@ class Tracker(FrameIntake, Observing, LooseTiles, Misreads, CloserLooks, Placing
     @property
     def sheet(self) -> ScoreSheet:
         return self.book.sheet
+
+    @property
+    def frames_read(self) -> int:
+        """Frames the recognizer ran on (`RecognizerRuns.read`)."""
+        return self.runs.read
+
+    @property
+    def frames_reused(self) -> int:
+        """Still frames that took the last reading again (`RecognizerRuns.reused`)."""
+        return self.runs.reused
 
     @property
     def board(self) -> dict[Tile, BoardTile]:
