@@ -104,6 +104,13 @@ class GameBook:
         self.hand_watch.new_round()
         return self.current
 
+    def last_played(self) -> Tile | None:
+        """The tile of the round's last play (None before one)."""
+        if self.current is None:
+            return None
+        last = self.current.referee.last_play()
+        return last.tile if last is not None else None
+
     def note_pass(self, player: int | None = None) -> bool:
         """A player drew and passed (the camera cannot see it): move the turn on."""
         if self.current is None:

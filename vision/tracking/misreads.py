@@ -10,6 +10,7 @@ import numpy as np
 from engine import Tile
 
 from .board import BoardTile, Observation, TileStatus, identity, mean_pose
+from .changes import readings
 from .events import TrackEvent
 from .geometry import TilePose
 
@@ -78,7 +79,7 @@ class Misreads:
         is laid later, the set having one of each says one of the two readings is wrong; without
         this the new tile was dropped, its chickie stayed open and every later play elsewhere
         was flagged (in a rendered round, 20 false flags from one misread)."""
-        if self.current is None or known.status != TileStatus.LEGAL or self._readings(recent) < 2:
+        if self.current is None or known.status != TileStatus.LEGAL or readings(recent) < 2:
             return False
         referee = self.current.referee
         fixes: dict[Tile, tuple[Tile, int | None]] = {}

@@ -16,10 +16,33 @@ from engine import Tile
 from ..capture import small_tiles_warning
 from ..types import tile_length
 from .board import BoardTile, Observation, TileStatus, associate, at_place_of, identity, mean_pose, register, tile_patch
-from .changes import looks_unchanged, readings, still_there
+from .changes import looks_unchanged, still_there
 from .events import CameraMoved, Notice, TrackEvent
 from .geometry import TilePose, motion_size
 from .pictures import read_at_place, turned_end_for_end
+
+
+def clusters(observations: list[Observation]) -> list[list[tuple[int, TilePose]]]:
+    """New-tile readings grouped by place: (observation number, pose) lists."""
+    clusters: list[list[tuple[int, TilePose]]] = []
+    refs: list[tuple[float, float, float]] = []  # each cluster's first centre and reach, as floats
+    for k, obs in enumerate(observations):
+        for pose in obs.new:
+            cx, cy = (float(v) for v in pose.centre)
+            for cl, (rx, ry, reach) in zip(clusters, refs):
+                if math.hypot(rx - cx, ry - cy) < reach:
+                    cl.append((k, pose))
+                    break
+            else:
+                clusters.append([(k, pose)])
+                refs.append((cx, cy, 0.4 * pose.length))
+    return clusters
+
+
+def fresh_observations(observations: list[Observation]) -> list[Observation]:
+    """One observation per run of the recognizer: a reused reading shows nothing its first
+    showing did not."""
+    return list({o.read: o for o in observations}.values())
 
 
 class Observing:
@@ -96,32 +119,10 @@ class Observing:
             if not bt.missing and any(read_at_place(bt.tile, o) for o in observations):
                 bt.patch = tile_patch(image, bt.pose)
 
-    @staticmethod
-    def _unchanged(bt: BoardTile, obs: Observation) -> bool:
-        """Whether `bt`'s place in `obs` still looks as it did when the board last settled."""
-        return looks_unchanged(bt, obs)
-
-    @staticmethod
-    def _clusters(observations: list[Observation]) -> list[list[tuple[int, TilePose]]]:
-        """New-tile readings grouped by place: (observation number, pose) lists."""
-        clusters: list[list[tuple[int, TilePose]]] = []
-        refs: list[tuple[float, float, float]] = []  # each cluster's first centre and reach, as floats
-        for k, obs in enumerate(observations):
-            for pose in obs.new:
-                cx, cy = (float(v) for v in pose.centre)
-                for cl, (rx, ry, reach) in zip(clusters, refs):
-                    if math.hypot(rx - cx, ry - cy) < reach:
-                        cl.append((k, pose))
-                        break
-                else:
-                    clusters.append([(k, pose)])
-                    refs.append((cx, cy, 0.4 * pose.length))
-        return clusters
-
     def _unresolved(self, observations: list[Observation]) -> bool:
         """Whether something was read at one place in two or more of these observations without
         being decided (a tile the reader cannot make out yet): not the moment to settle."""
-        for cl in self._clusters(observations):
+        for cl in clusters(observations):
             if len({k for k, _ in cl}) >= 2:
                 return True
         counts = Counter(old for o in observations for old in o.conflicts)
@@ -138,7 +139,7 @@ class Observing:
         offset = len(window) - len(recent)
         out = []
         taken: set[Tile] = set()
-        for cl in self._clusters(window):
+        for cl in clusters(window):
             if len({k for k, _ in cl if k >= offset}) < need:
                 continue
             # a reading naming a board tile that the same reading also saw in its own place is
@@ -227,20 +228,9 @@ class Observing:
         self.table.follow_camera(m)
         self._reassociate()
 
-    @staticmethod
-    def _fresh_observations(observations: list[Observation]) -> list[Observation]:
-        """One observation per run of the recognizer: a reused reading shows nothing its first
-        showing did not."""
-        return list({o.read: o for o in observations}.values())
-
-    @staticmethod
-    def _readings(observations: list[Observation]) -> int:
-        """How many runs of the recognizer these observations rest on."""
-        return readings(observations)
-
     def _still_there(self, bt: BoardTile, obs: Observation) -> bool:
         """Whether `obs` shows something at `bt`'s place (`changes.still_there`)."""
-        return still_there(bt, obs, self._last_played())
+        return still_there(bt, obs, self.book.last_played())
 
     def _lost_in_place(self, bt: BoardTile, recent: list[Observation]) -> bool:
         """Whether a play the reader no longer reads still lies in its place as the tile it was
@@ -252,7 +242,7 @@ class Observing:
         at its place says nothing against a place that looks unchanged: the next tile laid end
         to end with like pips can make even the closer look box the pair across their seam.
         That does not hold for a double, which may be such a box itself."""
-        if not any(self._unchanged(bt, o) for o in recent):
+        if not any(looks_unchanged(bt, o) for o in recent):
             return False
         looks = self._closer_looks(bt.pose)
         if not looks:

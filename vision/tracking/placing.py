@@ -11,6 +11,7 @@ from engine import Tile
 
 from .board import BoardTile, Observation, TileStatus, identity
 from .changes import is_last_play
+from .observing import clusters
 from .closer import DenseGuess
 from .events import BoardCleared, BoardDisturbed, Notice, PlayCorrected, RoundStarted, TileTakenBack, TrackEvent
 from .geometry import TilePose
@@ -18,16 +19,6 @@ from .geometry import TilePose
 
 class Placing:
     """Changes to the board: methods of `Tracker`, over the state it sets up in `Tracker.__init__`."""
-
-    def _last_played(self) -> Tile | None:
-        """The tile of the round's last play (None before one)."""
-        if self.current is None:
-            return None
-        last = self.current.referee.last_play()
-        return last.tile if last is not None else None
-
-    def _is_last_play(self, bt: BoardTile) -> bool:
-        return is_last_play(bt, self._last_played())
 
     def _take_back(self, bt: BoardTile, obs: Observation) -> list[TrackEvent]:
         self.table.lift(bt.tile)
@@ -92,7 +83,7 @@ class Placing:
         for bt in sorted(gone, key=lambda b: -b.frame):
             if bt.status == TileStatus.LOOSE:
                 self.table.lift(bt.tile)
-            elif bt.status == TileStatus.ILLEGAL or self._is_last_play(bt):
+            elif bt.status == TileStatus.ILLEGAL or is_last_play(bt, self.book.last_played()):
                 events.extend(self._take_back(bt, obs))
             elif bt.status == TileStatus.LEGAL and self.current is not None and \
                     (play := self.current.referee.take_back_entered_with_last(bt.tile)) is not None:
@@ -136,7 +127,7 @@ class Placing:
         loose: list[str] = []
         if len(pending) > 1 and self.current is not None:
             pending = self._play_order(pending)
-        window_clusters = self._clusters(self.window)  # the window does not change while placing
+        window_clusters = clusters(self.window)  # the window does not change while placing
         while pending:
             # in that order, the first that lies against the board now
             options = [(k, self.judge.candidates(item[1])) for k, item in enumerate(pending)]
