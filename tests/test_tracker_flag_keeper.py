@@ -1,6 +1,6 @@
-"""The flag keeper on its own: a flag is entered in the round's book and told to the sinks, and
-stands until it is taken back or withdrawn; built over a board model, a game book and a judge,
-with no tracker around it."""
+"""The flag keeper and the play entry on their own: a flag is entered in the round's book and told
+to the sinks, and stands until it is taken back or withdrawn; a play is entered, or flagged, as the
+rules judge it. Built over a board model, a game book and a judge, with no tracker around them."""
 from __future__ import annotations
 
 import numpy as np
@@ -59,3 +59,18 @@ def test_a_new_tile_against_the_layout_that_the_rules_refuse_would_be_flagged() 
     assert keeper.would_flag(Observation(5, 0.5, [below], new=[below]))
     legal = _pose(280, 340, (6, 3))
     assert not keeper.would_flag(Observation(5, 0.5, [legal], new=[legal]))
+
+
+def test_a_play_the_rules_accept_is_entered_and_one_they_refuse_is_flagged() -> None:
+    from vision.tracking.judging import PlayEntry
+
+    keeper = _keeper([])
+    plays = PlayEntry(keeper.table, keeper.book, keeper.judge, keeper)
+    legal = _pose(280, 340, (6, 3))
+    event = plays.enter(Tile(6, 3), legal, Observation(5, 0.5, [legal]), keeper.judge.candidates(legal))
+    assert event.legal and keeper.table.tiles[Tile(6, 3)].status == TileStatus.LEGAL
+    assert keeper.table.played_legally_this_round(Tile(6, 3))
+    refused = _pose(280, 180, (2, 4))  # above the 6-6, its 2 against the spinner
+    event = plays.enter(Tile(2, 4), refused, Observation(6, 0.6, [refused]), keeper.judge.candidates(refused))
+    assert not event.legal and keeper.table.tiles[Tile(2, 4)].status == TileStatus.ILLEGAL
+    assert keeper.standing(Tile(2, 4)) is not None

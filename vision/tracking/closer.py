@@ -219,7 +219,7 @@ class CloserLooks:
                 if not on_it or not trial.judge(tile, new, pose.pips[on_it[0][2].touching]).legal:
                     continue
                 note = Notice(obs.frame, obs.t, f"{new} was found on a closer look: {tile} lies against it")
-                return [note, self._judge(new, found, obs, [(score, bt, contact)], hand=False)]
+                return [note, self.plays.enter(new, found, obs, [(score, bt, contact)])]
         return []
 
     def _unplayed_reading(self, pose: TilePose, tile: Tile) -> bool:
@@ -395,7 +395,7 @@ class CloserLooks:
                 continue
             events.append(Notice(obs.frame, obs.t, f"{new} was found on a closer look at {double.tile}, "
                                                    f"before {tile} was judged"))
-            events.append(self._judge(new, found, obs, on_double[:1], hand=False))
+            events.append(self.plays.enter(new, found, obs, on_double[:1]))
             waiting = referee.board.pending_placement()
             if waiting is None or waiting.tile != double.tile:
                 break

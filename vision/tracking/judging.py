@@ -1,9 +1,9 @@
-"""Judging a play: the tile it lies against, the player whose hand laid it, and the engine's verdict.
+"""Judging a play: the tile it lies against and the engine's verdict; the play entered as judged.
 
 Where a reading could lie against several tiles, the place the rules accept is preferred when it
 fits nearly as well as one they refuse. The questions (where could it go, what would the rules
-say) are a `Judge` of their own, over the board model and the game's book; entering the answer
-(the play, or its flag) is the tracker's (`Judging`).
+say) are a `Judge`, over the board model and the game's book; entering the answer (the play, or
+its flag) is a `PlayEntry`, which also needs the flags.
 """
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from .tuning import WAITING_DOUBLE_RULES, TrackerConfig
 
 if TYPE_CHECKING:
     from .bookkeeping import GameBook
+    from .flags import FlagKeeper
     from .table import TableModel
 
 
@@ -99,34 +100,25 @@ class Judge:
         return tile, pose, verdict, parent, touching, False
 
 
-class Judging:
-    """Plays entered as judged: methods of `Tracker` (entering a play may let flags stand or raise
-    one, and follows the hand that laid it: it needs the tracker's flags and seats)."""
+class PlayEntry:
+    """A play entered on the board and in the round as the rules judge it: played, or flagged.
+    Entering it may first let flagged plays stand that the table kept (the next play is made
+    with them there), and a flag is raised through the `FlagKeeper`."""
 
-    def seat_of_hand(self, before: int) -> int | None:
-        """The seat the last hand before frame `before` came from, if seats are known."""
-        return self.hand_seats.seat_of_hand(before, self._picture_size())
+    def __init__(self, table: TableModel, book: GameBook, judge: Judge, flags: FlagKeeper) -> None:
+        self.table = table
+        self.book = book
+        self.judge = judge
+        self.flags = flags
 
-    def _picture_size(self) -> tuple[float, float]:
-        """The picture's size (width, height): the frames', or the motion gate's before the first."""
-        return self.size if self.size is not None else getattr(self.gate, "picture_size", (1.0, 1.0))
-
-    def _follow_hand(self, obs: Observation) -> None:
-        """If the hand that laid this tile came from another seat than the engine expects, the
-        players in between drew and passed (which a camera does not see)."""
-        if self.current is not None:
-            self.hand_seats.follow_hand(self.current.referee, self.config.players, obs.frame, self._picture_size())
-
-    def _judge(self, tile: Tile, pose: TilePose, obs: Observation,
-               candidates: list[tuple[float, BoardTile, Any]], hand: bool = True) -> TrackEvent:
+    def enter(self, tile: Tile, pose: TilePose, obs: Observation,
+              candidates: list[tuple[float, BoardTile, Any]]) -> TrackEvent:
         """Ask the engine about the play and enter its verdict (see `Judge.ruling`)."""
-        assert self.current is not None
-        if hand:
-            self._follow_hand(obs)
+        assert self.book.current is not None
         # (also for tiles set apart before and judged again now, which skip `_place`'s checks)
         if self.flags.let_stand(candidates[0][1] if candidates else None, obs):
             candidates = self.judge.candidates(pose) or candidates
-        referee = self.current.referee
+        referee = self.book.current.referee
         read_as = tile
         tile, pose, verdict, parent, touching, misread = self.judge.ruling(tile, pose, candidates)
         self.table.forget_alternatives(read_as)
@@ -134,7 +126,7 @@ class Judging:
             self.table.supersede(tile, read_as)
         on = parent.tile if parent is not None else None
         # a tile set apart earlier at this very place was this tile, misread (tiles do not overlap)
-        for bt in [b for b in self.board.values() if b.status == TileStatus.LOOSE and at_place_of(b.pose, pose)]:
+        for bt in [b for b in self.table.tiles.values() if b.status == TileStatus.LOOSE and at_place_of(b.pose, pose)]:
             self.table.lift(bt.tile)
         if verdict.legal:
             referee.accept(tile, verdict, obs.frame, obs.t, pose.pips[touching] if touching is not None else None)

@@ -277,7 +277,7 @@ class LooseTiles:
             cands = self.judge.candidates(bt.pose)
             if cands:
                 self.table.lift(bt.tile)
-                events.append(self._judge(bt.tile, bt.pose, obs, cands, hand=False))
+                events.append(self.plays.enter(bt.tile, bt.pose, obs, cands))
         return events
 
     def _slip_double_under(self, toe: BoardTile, double: Tile, pose: TilePose, on: Tile,

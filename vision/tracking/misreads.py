@@ -63,7 +63,7 @@ class Misreads:
             if cands:
                 self.table.lift(loose.tile)
                 first = next((o for o in self.window if o.frame == loose.frame), obs)
-                events.append(self._judge(loose.tile, loose.pose, first, cands, hand=False))
+                events.append(self.plays.enter(loose.tile, loose.pose, first, cands))
         return events
 
     def _board_tile_misread(self, known: BoardTile, tile: Tile, pose: TilePose,

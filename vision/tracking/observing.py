@@ -133,7 +133,7 @@ class Observing:
 
         Their values are voted over every still reading since the last motion; when the
         readings disagree (a pip misread), the tracker reads more frames rather than decide,
-        and if they stay split, the engine's verdict breaks the tie (see `_judge`)."""
+        and if they stay split, the engine's verdict breaks the tie (see `PlayEntry.enter`)."""
         need = max(2, self.window_size - 1)
         window = self.window
         offset = len(window) - len(recent)

@@ -20,6 +20,12 @@ from .geometry import TilePose
 class Placing:
     """Changes to the board: methods of `Tracker`, over the state it sets up in `Tracker.__init__`."""
 
+    def _follow_hand(self, obs: Observation) -> None:
+        """If the hand that laid this tile came from another seat than the engine expects, the
+        players in between drew and passed (which a camera does not see)."""
+        if self.current is not None:
+            self.hand_seats.follow_hand(self.current.referee, self.config.players, obs.frame, self._picture_size())
+
     def _take_back(self, bt: BoardTile, obs: Observation) -> list[TrackEvent]:
         self.table.lift(bt.tile)
         self.table.drop_flag_view(bt.tile)
@@ -197,7 +203,9 @@ class Placing:
                 events.extend(misread[0])
                 tile, pose = misread[1], misread[2]
                 cands = self.judge.candidates(pose) or cands
-            events.append(self._judge(tile, pose, obs, cands, hand=len(fresh) == 1))
+            if len(fresh) == 1:
+                self._follow_hand(obs)  # (a play read with others at once came from no one hand)
+            events.append(self.plays.enter(tile, pose, obs, cands))
         # a tile set down apart earlier may now touch a tile laid since (a chickie read after
         # its toe): it was a play all along
         o = found[0][2]
@@ -205,7 +213,7 @@ class Placing:
             cands = self.judge.candidates(bt.pose)
             if cands:
                 self.table.lift(bt.tile)
-                events.append(self._judge(bt.tile, bt.pose, o, cands, hand=False))
+                events.append(self.plays.enter(bt.tile, bt.pose, o, cands))
         if loose:
             events.append(BoardDisturbed(o.frame, o.t, loose=loose))
         if self.table.flag_views:

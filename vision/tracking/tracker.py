@@ -67,7 +67,7 @@ from .events import RoundScored, TrackEvent
 from .evidence import EventSink, EvidenceFolder
 from .flags import FlagKeeper
 from .intake import FrameIntake, RecognizerRuns
-from .judging import Judge, Judging
+from .judging import Judge, PlayEntry
 from .loose import LooseTiles
 from .misreads import Misreads
 from .motion import MotionGate
@@ -81,7 +81,7 @@ __all__ = ["CLOSE_LOOK_PLACES", "RecognizerDetector", "SECOND_READING_COST", "Tr
 """The tracker, and the names long imported from here."""
 
 
-class Tracker(FrameIntake, Observing, LooseTiles, Misreads, CloserLooks, Placing, Judging):
+class Tracker(FrameIntake, Observing, LooseTiles, Misreads, CloserLooks, Placing):
     """Frames of one table in, `TrackEvent`s out; usable one frame at a time (`push`)."""
 
     def __init__(self, config: GameConfig, *, detector: Detector | None = None, gate: Any = None,
@@ -113,6 +113,8 @@ class Tracker(FrameIntake, Observing, LooseTiles, Misreads, CloserLooks, Placing
         """Where a tile read at a place would go and what the rules say of it (`Judge`)."""
         self.flags = FlagKeeper(self.table, self.book, self.judge, self.sinks, config, self.tuning)
         """Flagged plays raised, let stand, withdrawn and judged again (`FlagKeeper`)."""
+        self.plays = PlayEntry(self.table, self.book, self.judge, self.flags)
+        """Plays entered as the rules judge them (`PlayEntry`)."""
         self.window: list[Observation] = []
         self.settled = False
         self.frames = 0
@@ -218,6 +220,14 @@ class Tracker(FrameIntake, Observing, LooseTiles, Misreads, CloserLooks, Placing
     def board(self) -> dict[Tile, BoardTile]:
         """The tiles on the board by value (`TableModel.tiles`): read it; change it through `table`."""
         return self.table.tiles
+
+    def seat_of_hand(self, before: int) -> int | None:
+        """The seat the last hand before frame `before` came from, if seats are known."""
+        return self.hand_seats.seat_of_hand(before, self._picture_size())
+
+    def _picture_size(self) -> tuple[float, float]:
+        """The picture's size (width, height): the frames', or the motion gate's before the first."""
+        return self.size if self.size is not None else getattr(self.gate, "picture_size", (1.0, 1.0))
 
     @property
     def seats(self) -> list[float] | None:
