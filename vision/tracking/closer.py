@@ -25,7 +25,7 @@ from .tuning import WAITING_DOUBLE_RULES, TrackerConfig
 
 @dataclass
 class DenseGuess:
-    """A play entered as legal on a guessed misread dense end (`Tracker._dense_end_misread`)."""
+    """A play entered as legal on a guessed misread dense end (`CloserLooks._dense_end_misread`)."""
 
     read: Tile
     """The tile as the reader read it."""
@@ -102,7 +102,9 @@ class LookLedger:
 
 
 class CloserLooks:
-    """Closer looks: methods of `Tracker`, over the state it sets up in `Tracker.__init__`."""
+    """Closer looks: methods of `Tracker` (a mixin: a look reads the detector and the window, and
+    what it finds is entered as a play or a correction that placing and the other corrections
+    call for)."""
 
     def _look_closer(self, tile: Tile, pose: TilePose, candidates: list[tuple[float, BoardTile, Any]],
                      obs: Observation) -> list[TrackEvent]:

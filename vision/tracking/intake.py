@@ -75,7 +75,8 @@ class RecognizerRuns:
 
 
 class FrameIntake:
-    """The tracker's frame intake: methods of `Tracker`, over the state it sets up in `Tracker.__init__`."""
+    """The tracker's frame intake: methods of `Tracker` (a mixin: it is the orchestrator's loop,
+    driving the gate, the runs, the observations and a decision for every frame)."""
 
     def push(self, frame: Any, t: float | None = None) -> list[TrackEvent]:
         """Take one frame (BGR uint8 image; any other object is handed to the detector and

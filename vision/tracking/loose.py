@@ -16,7 +16,8 @@ from .geometry import ATTACH_MAX, TilePose, contact_on_double
 
 
 class LooseTiles:
-    """Loose tiles explained: methods of `Tracker`, over the state it sets up in `Tracker.__init__`."""
+    """Loose tiles explained: methods of `Tracker` (a mixin: it weighs the window's readings and
+    enters what it explains through the corrections of `closer`)."""
 
     def _explain_loose(self, obs: Observation) -> list[TrackEvent]:
         """Tiles set apart from the layout, explained as plays by reading them, and the board tiles

@@ -16,7 +16,8 @@ from .geometry import TilePose
 
 
 class Misreads:
-    """Misread plays corrected: methods of `Tracker`, over the state it sets up in `Tracker.__init__`."""
+    """Misread plays corrected: methods of `Tracker` (a mixin: observing a new tile calls on it, and
+    it enters corrections through `closer` over the window's readings)."""
 
     def _correct_misread_play(self, bt: BoardTile, tile: Tile, recent: list[Observation]) -> list[TrackEvent]:
         """The play of `bt` corrected to `tile`, which every recent reading finds in its unchanged

@@ -46,7 +46,8 @@ def fresh_observations(observations: list[Observation]) -> list[Observation]:
 
 
 class Observing:
-    """What the tracker's observations show: methods of `Tracker`, over the state it sets up in `Tracker.__init__`."""
+    """What the tracker's observations show: methods of `Tracker` (a mixin: voting new tiles over
+    the window corrects misread board tiles as it goes, through `misreads` and `closer`)."""
 
     def _associate(self, obs: Observation) -> None:
         register(obs, self.board, self.config.set_max)

@@ -18,7 +18,8 @@ from .geometry import TilePose
 
 
 class Placing:
-    """Changes to the board: methods of `Tracker`, over the state it sets up in `Tracker.__init__`."""
+    """Changes to the board: methods of `Tracker` (a mixin: placing a play tries the corrections of
+    `closer` before it is entered, and follows the hand that laid it)."""
 
     def _follow_hand(self, obs: Observation) -> None:
         """If the hand that laid this tile came from another seat than the engine expects, the

@@ -39,13 +39,29 @@ Where the rules say a tile must be missing or misread (a play about to be flagge
 touching nothing), the tracker reads that place again on a small crop, which the recognizer
 sees at up to twice its size instead of three quarters (`_look_closer`).
 
-`Tracker` holds the state; each part of the work is a module of its own: frame intake
-(`intake`), observations matched to the board (`observing`), what they show changed (`changes`, a
-pure function), a decision's steps in their declared order (`corrections.STEPS`), board changes
-(`placing`) and plays judged (`judging`, with the seat a hand came from: `seats`), the reader's
-misreadings corrected (`misreads`, `loose`, `closer`), flags (`flags`), the hands and the score
-sheet (`hands`, `bookkeeping`), flagged plays told to event sinks (`evidence`: one saves their
-frames), and the tuning all of them read (`tuning.TrackerConfig`).
+`Tracker` is the orchestrator: it takes the frames, holds the window of observations and the
+still stretch, and hands the work to collaborators it builds, each an object with its own state
+and the dependencies it is given:
+
+* the board model (`table.TableModel`): the board tiles by identity with their `TileStatus`, and
+  what is remembered of each (other readings of its place, known misreadings, legal plays of the
+  round, flagged plays' views, the pictures kept), changed through its verbs (lay, lift, note a
+  reading of a place, supersede a reading, follow a knocked camera, ...);
+* the game book (`bookkeeping.GameBook`): the rounds, the score sheet, the hands (`hands`), what
+  people tell, the state and the record;
+* the judge (`judging.Judge`): where a reading could lie and what the rules say of it, changing
+  nothing; the play entry (`judging.PlayEntry`): a play entered as judged, or flagged;
+* the flag keeper (`flags.FlagKeeper`): flags raised, let stand, withdrawn and judged again, each
+  told to the event sinks (`evidence`: one saves their frames);
+* the recognizer's runs (`intake.RecognizerRuns`): read afresh, or let the last reading stand;
+* the closer looks' ledger (`closer.LookLedger`), and the seats hands come from (`seats`).
+
+A decision runs the steps of `corrections.STEPS` in their declared order, after change detection
+(`changes.detect_changes`, a pure function). The parts that need most of the orchestrator are
+mixed in: frame intake (`intake`, which drives a decision per frame) and the reader's corrections,
+which call one another and read the window as they go: observations matched to the board and new
+tiles voted (`observing`), tiles placed (`placing`), misreadings corrected (`misreads`, `loose`,
+`closer`). All of them read one tuning (`tuning.TrackerConfig`).
 """
 from __future__ import annotations
 
