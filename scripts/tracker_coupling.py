@@ -180,8 +180,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"mixins: {totals['mixins']}, collaborators the tracker builds: {totals['collaborators']}")
     print(f"Tracker attributes (set in __init__, or properties): {totals['tracker_attributes']}")
     print(f"tracker attributes touched by mixins and steps: {totals['tracker_attributes_touched_by_mixins_and_steps']}")
-    print(f"tracker attributes read, summed over mixins and steps: {totals['tracker_attributes_read_by_mixins_and_steps']}")
-    print(f"tracker attributes written, summed over mixins and steps: {totals['tracker_attributes_written_by_mixins_and_steps']}")
+    print("tracker attributes read, summed over mixins and steps:",
+          totals["tracker_attributes_read_by_mixins_and_steps"])
+    print("tracker attributes written, summed over mixins and steps:",
+          totals["tracker_attributes_written_by_mixins_and_steps"])
     print(f"cross-part method calls: {calls} distinct methods, {pairs} calling pairs of parts")
     print(f"part touching the most attributes: {totals['most_state_touched']}")
     return 0

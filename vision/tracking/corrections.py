@@ -214,7 +214,8 @@ def place_found(d: Decision) -> list[TrackEvent]:
     tr = d.tracker
     events: list[TrackEvent] = []
     for bt in list(tr.board.values()):
-        if (bt.status == TileStatus.ILLEGAL or is_last_play(bt, tr.book.last_played())) and readings(d.recent) >= 2 and \
+        if (bt.status == TileStatus.ILLEGAL or is_last_play(bt, tr.book.last_played())) and \
+                readings(d.recent) >= 2 and \
                 all(bt.tile not in o.seen and bt.tile not in o.conflicts for o in d.recent) and \
                 not tr._lost_in_place(bt, d.recent):
             events.extend(tr._take_back(bt, d.recent[0]))

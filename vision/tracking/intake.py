@@ -176,8 +176,9 @@ class FrameIntake:
         if fresh:
             # a reading that leaves a board tile unexplained earns a second reading before
             # anything leaves the board on its word
-            self.runs.doubt = bool(obs.conflicts) or any(not bt.missing and bt.status != TileStatus.LOOSE
-                                                         and not self._still_there(bt, obs) for bt in self.board.values())
+            self.runs.doubt = bool(obs.conflicts) or any(
+                not bt.missing and bt.status != TileStatus.LOOSE and not self._still_there(bt, obs)
+                for bt in self.board.values())
         if recheck and (obs.new or obs.conflicts):
             # the occasional re-read found something the motion gate missed (a tile laid
             # without the picture seeming to change): read on until it is decided
