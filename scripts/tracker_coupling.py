@@ -10,7 +10,8 @@ defines. In a mixin `self` is the tracker; in a collaborator it is the object it
 state); in `corrections.py` (functions over a `Decision` whose `tracker` is the orchestrator) the
 receiver is `d.tracker`, `tracker` or `tr`. Then the totals: the tracker's attributes (set in
 `Tracker.__init__`, with `Tracker`'s properties, which read like attributes), how many of them
-the mixins and steps touch, read and write, the cross-part calls, and the part touching most.
+the mixins and steps touch, read and write (all of them, and the plain state among them: not the
+attributes that hold a collaborator), the cross-part calls, and the part touching most.
 
 Why: parts that share one bag of mutable state and call one another cannot be understood,
 tested or replaced one at a time; these figures show how far that is so, before and after.
@@ -83,12 +84,13 @@ def _methods(cls: ast.ClassDef) -> set[str]:
     return {i.name for i in cls.body if isinstance(i, (ast.FunctionDef, ast.AsyncFunctionDef)) and not _is_property(i)}
 
 
-Layout = tuple[dict[str, tuple[str, ast.AST]], set[str], dict[str, str]]
+Layout = tuple[dict[str, tuple[str, ast.AST]], set[str], set[str], dict[str, str]]
 
 
 def layout() -> Layout:
     """(part name -> (kind, its syntax tree), the tracker's attributes (set in `Tracker.__init__`,
-    or properties of `Tracker`), tracker method -> the part defining it)."""
+    or properties of `Tracker`), those of them that hold a collaborator (assigned a value built by
+    a collaborator's constructor), tracker method -> the part defining it)."""
     tree = ast.parse((PACKAGE / ORCHESTRATOR).read_text())
     imports = _imports(tree)
     tracker = _class(ORCHESTRATOR, "Tracker")
@@ -101,8 +103,13 @@ def layout() -> Layout:
             parts[f"{imports[base]}:{base}"] = ("mixin", cls)
     init = _init(tracker)
     attrs: set[str] = set()
+    handles: dict[str, ast.AST] = {}
     if init is not None:
         for node in ast.walk(init):
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                for t in getattr(node, "targets", None) or [getattr(node, "target", None)]:
+                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                        handles[t.attr] = node.value
             targets = getattr(node, "targets", None) or [getattr(node, "target", None)]
             for t in targets:
                 if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
@@ -117,7 +124,11 @@ def layout() -> Layout:
             for method in _methods(node):
                 methods.setdefault(method, name)
     attrs |= {item.name for item in tracker.body if _is_property(item)}
-    return parts, attrs, methods
+    built = {name.split(":")[1] for name, (kind, _) in parts.items() if kind == "collaborator"}
+    held = {attr for attr, value in handles.items()
+            if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in built
+                   for n in ast.walk(value))}
+    return parts, attrs, held, methods
 
 
 def measure(name: str, kind: str, tree: ast.AST, methods: dict[str, str]) -> Part:
@@ -146,7 +157,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args(argv)
-    found, tracker_state, methods = layout()
+    found, tracker_state, held, methods = layout()
+    plain = tracker_state - held
     order = {"orchestrator": 0, "collaborator": 1, "mixin": 2, "steps": 3}
     parts = [measure(n, k, t, methods) for n, (k, t) in sorted(found.items(), key=lambda x: (order[x[1][0]], x[0]))]
     work = [p for p in parts if p.kind in ("mixin", "steps")]
@@ -157,6 +169,9 @@ def main(argv: list[str] | None = None) -> int:
     totals = {"mixins": sum(p.kind == "mixin" for p in parts),
               "collaborators": sum(p.kind == "collaborator" for p in parts),
               "tracker_attributes": len(tracker_state),
+              "tracker_attributes_holding_collaborators": len(held),
+              "plain_state_read_by_mixins_and_steps": sum(len(p.reads & plain) for p in work),
+              "plain_state_written_by_mixins_and_steps": sum(len(p.writes & plain) for p in work),
               "tracker_attributes_touched_by_mixins_and_steps": len(shared & tracker_state),
               "tracker_attributes_read_by_mixins_and_steps": sum(len(p.reads & tracker_state) for p in work),
               "tracker_attributes_written_by_mixins_and_steps": sum(len(p.writes & tracker_state) for p in work),
@@ -179,11 +194,17 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(f"mixins: {totals['mixins']}, collaborators the tracker builds: {totals['collaborators']}")
     print(f"Tracker attributes (set in __init__, or properties): {totals['tracker_attributes']}")
+    print(f"  of which hold a collaborator: {totals['tracker_attributes_holding_collaborators']}"
+          f" ({', '.join(sorted(held))})")
     print(f"tracker attributes touched by mixins and steps: {totals['tracker_attributes_touched_by_mixins_and_steps']}")
     print("tracker attributes read, summed over mixins and steps:",
           totals["tracker_attributes_read_by_mixins_and_steps"])
     print("tracker attributes written, summed over mixins and steps:",
           totals["tracker_attributes_written_by_mixins_and_steps"])
+    print("plain state (no collaborator) read, summed over mixins and steps:",
+          totals["plain_state_read_by_mixins_and_steps"])
+    print("plain state (no collaborator) written, summed over mixins and steps:",
+          totals["plain_state_written_by_mixins_and_steps"])
     print(f"cross-part method calls: {calls} distinct methods, {pairs} calling pairs of parts")
     print(f"part touching the most attributes: {totals['most_state_touched']}")
     return 0
