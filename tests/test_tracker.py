@@ -797,6 +797,7 @@ def test_a_place_the_reader_reads_as_nothing_keeps_its_picture_when_the_board_se
     looked as it did" and the tile was counted as lying there ever after (in a fresh rendered round, a
     take-back missed, the next tile there taken for a misreading)."""
     from vision.tracking.board import Observation, tile_patch
+    from vision.tracking.tuning import PictureConfig
 
     tracker, spinner, arm, second, everything = _three_filmed()
     kept = tracker.board[Tile(6, 2)].patch.copy()
@@ -806,7 +807,7 @@ def test_a_place_the_reader_reads_as_nothing_keeps_its_picture_when_the_board_se
     tracker._refresh_poses(still)
     assert np.array_equal(tracker.board[Tile(6, 2)].patch, kept)
     spinner_now = tracker.board[Tile(6, 6)]
-    assert np.array_equal(spinner_now.patch, tile_patch(bare, spinner_now.pose))  # the seen ones renewed
+    assert np.array_equal(spinner_now.patch, tile_patch(bare, spinner_now.pose, PictureConfig()))  # the seen ones renewed
 
 
 def test_the_last_play_read_as_another_tile_while_its_place_looks_the_same_is_not_taken_back():

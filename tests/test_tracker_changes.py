@@ -7,6 +7,7 @@ from engine import Tile
 from vision.tracking.board import BoardTile, Observation, TileStatus
 from vision.tracking.changes import NO_CHANGES, detect_changes, still_there
 from vision.tracking.geometry import TilePose
+from vision.tracking.tuning import PictureConfig
 
 
 def _pose(tile: Tile, x: float = 0.0) -> TilePose:
@@ -71,10 +72,10 @@ def test_a_place_read_as_another_tile_keeps_its_tile_on_the_board():
 def test_a_reading_over_an_older_play_keeps_it_but_not_over_the_last_play():
     older = _tile(PLAY, frame=2)
     obs = _obs(10, covered={PLAY})
-    assert still_there(older, obs, last_play=SPINNER)
-    assert not still_there(older, obs, last_play=PLAY)
+    assert still_there(older, obs, last_play=SPINNER, pictures=PictureConfig())
+    assert not still_there(older, obs, last_play=PLAY, pictures=PictureConfig())
     flagged = _tile(PLAY, TileStatus.ILLEGAL, frame=2)
-    assert not still_there(flagged, obs, last_play=SPINNER)
+    assert not still_there(flagged, obs, last_play=SPINNER, pictures=PictureConfig())
 
 
 def test_a_missing_tile_shown_by_all_but_one_recent_observation_is_back():

@@ -7,6 +7,7 @@ import pytest
 
 from lab.synth.sequence import SequenceRenderer, plan_sequence, sequence_rng
 from vision.tracking.motion import MotionGate, _edge_entry
+from vision.tracking.tuning import PictureConfig
 
 
 @pytest.fixture(scope="module")
@@ -209,6 +210,7 @@ def test_a_double_s_place_still_looks_the_same_after_a_toe_is_laid_against_its_s
     from vision.tracking.board import same_picture, tile_patch
     from vision.tracking.geometry import TilePose
 
+    pictures = PictureConfig()
     plan = plan_sequence(sequence_rng(2, 7), (1280, 720), 15)
     tid = next(i for i, t in enumerate(plan.tiles) if t.name == "15-15")
     renderer = SequenceRenderer(plan)
@@ -216,12 +218,13 @@ def test_a_double_s_place_still_looks_the_same_after_a_toe_is_laid_against_its_s
     assert plan.frames[before].camera == plan.frames[after].camera
     c = plan.image_corners(tid, plan.frames[before].camera)
     boxed = TilePose(c.mean(0) + (c - c.mean(0)) * 1.1, (15, 15))
-    assert same_picture(tile_patch(renderer.frame(before), boxed), tile_patch(renderer.frame(after), boxed))
+    then, now = tile_patch(renderer.frame(before), boxed, pictures), tile_patch(renderer.frame(after), boxed, pictures)
+    assert same_picture(then, now, pictures)
     # while the place before the double was laid there (a still frame, no hand) looks different
     bare = max(f.index for f in plan.frames[:before] if tid not in f.tiles and f.hand is None and not f.moving)
     c0 = plan.image_corners(tid, plan.frames[bare].camera)
     boxed0 = TilePose(c0.mean(0) + (c0 - c0.mean(0)) * 1.1, (15, 15))
-    assert not same_picture(tile_patch(renderer.frame(before), boxed), tile_patch(renderer.frame(bare), boxed0))
+    assert not same_picture(then, tile_patch(renderer.frame(bare), boxed0, pictures), pictures)
 
 
 def test_a_small_tile_laid_on_a_light_table_is_a_change_to_read():

@@ -50,7 +50,7 @@ class BoardTile:
     missing: bool = False
     stood: bool = False
     """Flagged, but the table kept it and play went on from it: "legal" to the layout, still a
-    rule broken (see `Tracker._let_flags_stand`)."""
+    rule broken (see `FlagKeeper.let_stand`)."""
     patch: np.ndarray | None = None
     """The tile's picture when the board last settled (`tile_patch`): while its place still
     looks like this, the tile has not left, whatever the reader makes of it."""
@@ -92,7 +92,7 @@ class Observation:
     """Known tiles whose place was compared with their settled picture, and the answer."""
 
 
-def tile_patch(image: np.ndarray, pose: TilePose, config: PictureConfig = PictureConfig()) -> np.ndarray | None:
+def tile_patch(image: np.ndarray, pose: TilePose, config: PictureConfig) -> np.ndarray | None:
     """The tile's place in `image`, straightened to `config.patch`, grey, float32 (None off the
     picture): the whole box, and its inside (`config.patch_inner`)."""
     if image is None or not isinstance(image, np.ndarray) or image.ndim < 2:
@@ -122,7 +122,7 @@ def picture_similarity(ref: np.ndarray, cur: np.ndarray) -> tuple[float, float]:
     return ncc, float(abs(ref.mean() - cur.mean()) / (ref.mean() + 1.0))
 
 
-def same_picture(ref: np.ndarray, cur: np.ndarray, config: PictureConfig = PictureConfig()) -> bool:
+def same_picture(ref: np.ndarray, cur: np.ndarray, config: PictureConfig) -> bool:
     """Whether two `tile_patch` pictures show the same: the whole box alike, or its inside alike
     (a tile laid against the tile changes only the box's rim)."""
     for a, b in zip(ref, cur):

@@ -1,18 +1,19 @@
-"""Game book-keeping: what people tell the tracker, rounds scored, and what it reports.
+"""Game book-keeping: the rounds, the score sheet, the hands, what people tell, and the report.
 
-The camera sees the table, not the hands: draws and last-tile calls are told and counted by the
-tracker's `HandWatch`, and a round is scored by the engine's rules.
+The camera sees the table, not the hands: draws and last-tile calls are told and counted by a
+`HandWatch`, and a round is scored by the engine's rules. None of this needs the pictures, so it
+is an object of its own (`GameBook`) that the tracker holds and hands the frame and time of the
+moment it is told something; the tracker's board is handed in where the report needs it.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
-from engine import HandTally, Tile, explain_board, round_scores
+from engine import GameConfig, HandTally, ScoreSheet, Tile, explain_board, round_scores, seen_config
 from engine.scoring import curved
 
-from .board import TileStatus
+from .board import BoardTile, TileStatus
 from .events import RoundScored, TrackEvent
 from .hands import HandWatch
 from .referee import Referee
@@ -59,8 +60,56 @@ class RoundBook:
     illegal: list[dict[str, Any]] = field(default_factory=list)
 
 
-class Bookkeeping:
-    """The tracker's book-keeping: methods of `Tracker`, over the state it sets up in `Tracker.__init__`."""
+class GameBook:
+    """The game so far: the round in progress (`current`), the rounds before it, the score sheet
+    and the hands; told by the table what the camera cannot see."""
+
+    def __init__(self, config: GameConfig, *, spinner_player: int = 0, round_index: int | None = None,
+                 player_names: list[str] | None = None) -> None:
+        self.config = config
+        self.rules = config.rules
+        self.next_spinner_player = spinner_player % config.players
+        self.next_round_index = round_index
+        """The round the next spinner starts, where the tracker was told (None: from the spinner)."""
+        self.player_names = player_names
+        self.sheet = ScoreSheet(config.players, config.rules)
+        self.rounds: list[RoundBook] = []
+        self.current: RoundBook | None = None
+        self.hand_watch = HandWatch(config)
+        """The hands of the round in progress, counted from the plays and what people tell."""
+
+    def round_index_for(self, spinner: Tile) -> int:
+        """Which round a spinner of `spinner` starts: the one told, the one its double says where
+        the rules require it, or the next on the score sheet."""
+        if self.next_round_index is not None:
+            idx = self.next_round_index
+        elif self.rules.start_double == "required":
+            idx = self.config.set_max - spinner.high
+        else:
+            idx = len(self.sheet.rounds)
+        return max(0, min(self.config.set_max, idx))
+
+    def told_round_double(self, spinner: Tile) -> int | None:
+        """The double this round must start with, where the tracker was told the round and the
+        rules require it; None where a misread spinner cannot be told from another double."""
+        if self.next_round_index is None or self.rules.start_double != "required":
+            return None
+        return self.config.set_max - self.round_index_for(spinner)
+
+    def begin_round(self, spinner: Tile, round_index: int) -> RoundBook:
+        """A round started with `spinner` down: its referee, and fresh hands."""
+        referee = Referee(self.config, spinner, self.next_spinner_player)
+        self.current = RoundBook(referee, round_index)
+        self.rounds.append(self.current)
+        self.hand_watch.new_round()
+        return self.current
+
+    def last_played(self) -> Tile | None:
+        """The tile of the round's last play (None before one)."""
+        if self.current is None:
+            return None
+        last = self.current.referee.last_play()
+        return last.tile if last is not None else None
 
     def note_pass(self, player: int | None = None) -> bool:
         """A player drew and passed (the camera cannot see it): move the turn on."""
@@ -68,51 +117,50 @@ class Bookkeeping:
             return False
         return self.current.referee.note_pass(player)
 
-    def tell(self, action: str, player: int) -> list[TrackEvent]:
-        """What the table tells the tracker that the camera cannot see: "draw" (drew a tile and
-        plays on), "pass" (drew if there was a tile to draw, and passed) or "announce" (called the
-        last tile). Returns what follows from it (a last tile, a blocked round)."""
+    def tell(self, action: str, player: int, frame: int, t: float) -> list[TrackEvent]:
+        """What the table tells that the camera cannot see (`Tracker.tell`), at `frame` and `t`."""
         if action == "draw":
-            return self.note_draw(player)
+            return self.note_draw(player, frame, t)
         if action == "announce":
-            return self.announce(player)
+            return self.announce(player, frame, t)
         if action == "pass":
             self.note_pass(player)
-            return self._watch_hands(self.frames, self.last_read_t if math.isfinite(self.last_read_t) else 0.0)
+            return self.watch_hands(frame, t)
         raise ValueError(f"unknown action {action!r}; expected draw, pass or announce")
 
-    def note_draw(self, player: int) -> list[TrackEvent]:
+    def note_draw(self, player: int, frame: int, t: float) -> list[TrackEvent]:
         """A player drew a tile and kept playing (the camera cannot see it): their hand grows."""
-        return self._note("draw", player)
+        return self._note("draw", player, frame, t)
 
-    def announce(self, player: int) -> list[TrackEvent]:
+    def announce(self, player: int, frame: int, t: float) -> list[TrackEvent]:
         """A player called their last tile (Chickenlittle); refused (`NothingToAnnounce`, an
         `IllegalPlay`) when they owe no call."""
         tally = self.hand_tally()
         if tally is None:
             return []
         tally.announce(player)  # raises when there is nothing to call
-        return self._note("announce", player)
+        return self._note("announce", player, frame, t)
 
-    def _note(self, kind: str, player: int) -> list[TrackEvent]:
+    def _note(self, kind: str, player: int, frame: int, t: float) -> list[TrackEvent]:
         if self.current is None:
             return []
         self.hand_watch.note(len(self.current.referee.plays), kind, player)
-        return self._watch_hands(self.frames, self.last_read_t if math.isfinite(self.last_read_t) else 0.0)
+        return self.watch_hands(frame, t)
 
     def hand_tally(self) -> HandTally | None:
         """Each hand's size in the round in progress, counted from the deal, the plays seen, the
         passes and draws noted and the Chickenlittle penalties (`engine.HandTally`)."""
         return None if self.current is None else self.hand_watch.tally(self.current.referee)
 
-    def _watch_hands(self, frame: int, t: float) -> list[TrackEvent]:
+    def watch_hands(self, frame: int, t: float) -> list[TrackEvent]:
         """What follows from the hands' count that was not reported yet (`HandWatch.watch`)."""
         return [] if self.current is None else self.hand_watch.watch(self.current.referee, frame, t)
 
-    def end_round(self, *, hand_totals: Sequence[int] | None = None,
-                  hands: Sequence[Sequence[Tile]] | None = None, t: float | None = None) -> RoundScored:
+    def end_round(self, *, hand_totals: Sequence[int] | None, hands: Sequence[Sequence[Tile]] | None,
+                  frame: int, t: float) -> RoundScored:
         """Score the round in progress from what each player still holds: tiles read from
-        hand photos (`hands`) or hand totals typed in; adds a row to the score sheet."""
+        hand photos (`hands`) or hand totals typed in; adds a row to the score sheet. The round
+        is over: no round is in progress until the next spinner."""
         n = self.config.players
         if (hand_totals is None) == (hands is None):
             raise ValueError("give either hand_totals or hands")
@@ -147,20 +195,14 @@ class Bookkeeping:
         if self.next_round_index is not None:
             self.next_round_index = round_index + 1
         self.current = None
-        self.board.clear()
-        self.window.clear()
-        self.settled = False
-        self.gate.reset() if hasattr(self.gate, "reset") else None
-        return RoundScored(self.frames, self.last_read_t if t is None else t, round_index, double, list(raw),
-                           list(scores), self.sheet.totals(), source, self.rules.describe())
+        return RoundScored(frame, t, round_index, double, list(raw), list(scores), self.sheet.totals(), source,
+                           self.rules.describe())
 
-    @staticmethod
-    def hand_from_recognition(rec: Any) -> list[Tile]:
-        """The tiles of one hand photo (`vision.recognize` result) for `end_round(hands=...)`."""
-        return [Tile(*t.pips) for t in rec.tiles if t.pips is not None]
-
-    @property
-    def state(self) -> TrackerState:
+    def state(self, tiles: Iterable[BoardTile], *, settled: bool, frames: int, frames_read: int,
+              frames_reused: int, size: tuple[int, int] | None) -> TrackerState:
+        """What the tracker believes now: the round as the book has it, the board's `tiles`, and
+        the tracker's reading figures."""
+        tiles = list(tiles)
         book = self.current
         referee = book.referee if book is not None else None
         tally = self.hand_tally()
@@ -179,18 +221,17 @@ class Bookkeeping:
             round_double=None if book is None else self.config.set_max - book.round_index,
             spinner=None if referee is None else str(referee.spinner),
             turn=turn,
-            tiles=[bt.to_dict() for bt in self.board.values()],
+            tiles=[bt.to_dict() for bt in tiles],
             open_ends=open_ends,
             must_feed=must_feed,
-            illegal_on_table=[str(bt.tile) for bt in self.board.values()
-                              if bt.status == TileStatus.ILLEGAL or bt.stood],
+            illegal_on_table=[str(bt.tile) for bt in tiles if bt.status == TileStatus.ILLEGAL or bt.stood],
             plays=0 if referee is None else len(referee.plays),
             scores=self.sheet.to_dict(),
-            settled=self.settled,
-            frames=self.frames,
-            frames_read=self.frames_read,
-            frames_reused=self.frames_reused,
-            size=self.size,
+            settled=settled,
+            frames=frames,
+            frames_read=frames_read,
+            frames_reused=frames_reused,
+            size=size,
             hands=None if tally is None else tally.to_dict(),
             blocked=None if tally is None or not HandWatch.stalled(tally) else
             explain_board(referee.board, self.config.set_max, boneyard=tally.boneyard).to_dict(),
@@ -210,8 +251,7 @@ class Bookkeeping:
         # the record replays under let a player draw at will (see `Referee`), which changes
         # nothing about where tiles may go. The house rules the game is played and scored
         # by are kept beside them, and in the score sheet.
-        replay_rules = self.rules.replace(voluntary_draw=True, first_round_draw=False, chickenlittle=False,
-                                          start_double="required")
+        replay_rules = seen_config(self.config).rules
         out: dict[str, Any] = {
             "format": "chickenfoot-game",
             "version": 1,

@@ -60,7 +60,7 @@ def is_last_play(bt: BoardTile, last_play: Tile | None) -> bool:
     return last_play is not None and last_play == bt.tile and bt.status == TileStatus.LEGAL
 
 
-def looks_unchanged(bt: BoardTile, obs: Observation, pictures: PictureConfig = PictureConfig()) -> bool:
+def looks_unchanged(bt: BoardTile, obs: Observation, pictures: PictureConfig) -> bool:
     """Whether `bt`'s place in `obs` still looks as it did when the board last settled, compared as
     `pictures` says (the answer is remembered on `obs`)."""
     if bt.patch is None or obs.image is None or obs.motion is not None:
@@ -73,7 +73,7 @@ def looks_unchanged(bt: BoardTile, obs: Observation, pictures: PictureConfig = P
 
 
 def still_there(bt: BoardTile, obs: Observation, last_play: Tile | None,
-                pictures: PictureConfig = PictureConfig()) -> bool:
+                pictures: PictureConfig) -> bool:
     """Whether `obs` shows something at `bt`'s place: the tile itself, another reading of it, for a
     tile that cannot be taken back (a spinner, an older play) any reading lying on it, or the very
     picture the place showed when the board last settled; the recognizer can make one tile into
@@ -90,7 +90,7 @@ def still_there(bt: BoardTile, obs: Observation, last_play: Tile | None,
 
 
 def tiles_gone(board: Mapping[Tile, BoardTile], span: Sequence[Observation], last_play: Tile | None,
-               last_motion: int, pictures: PictureConfig = PictureConfig()) -> list[BoardTile]:
+               last_motion: int, pictures: PictureConfig) -> list[BoardTile]:
     """Board tiles absent from every observation of `span`, read twice at least. A tile is never
     taken away without a hand, so only tiles laid before the last motion can have gone; one that
     merely stops being read is the reader's failure, not a change."""

@@ -7,7 +7,7 @@ there. Looks are made where a play is about to be flagged or a tile touches noth
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -20,12 +20,12 @@ from .events import Notice, PlayCorrected, TilePlayed, TrackEvent
 from .geometry import TilePose, point_quad_distance, pose_from_detection
 from .pictures import approaches, with_first_reading
 from .referee import Verdict
-from .tuning import WAITING_DOUBLE_RULES
+from .tuning import WAITING_DOUBLE_RULES, TrackerConfig
 
 
 @dataclass
 class DenseGuess:
-    """A play entered as legal on a guessed misread dense end (`Tracker._dense_end_misread`)."""
+    """A play entered as legal on a guessed misread dense end (`CloserLooks._dense_end_misread`)."""
 
     read: Tile
     """The tile as the reader read it."""
@@ -40,8 +40,71 @@ class DenseGuess:
     """... and what it was corrected to."""
 
 
+class LookLedger:
+    """The closer looks of a still stretch: what each look read (a tile left undecided comes back
+    at every still frame, and still frames reuse one reading: the same crop of the same pictures
+    reads the same, so it is read once), how many places around tiles touching nothing were
+    looked at (`TrackerConfig.close_look_places`), and which tiles' surroundings were."""
+
+    def __init__(self, tuning: TrackerConfig) -> None:
+        self.tuning = tuning
+        self.made: dict[tuple[int, int, int, tuple[int, ...]], list[list[TilePose]]] = {}
+        """Closer looks made, by place, reach and the readings whose pictures they read."""
+        self.places_looked_at = 0
+        """Places around tiles touching nothing looked at closer since the last motion."""
+        self.looked_around: set[Tile] = set()
+        """New tiles touching nothing whose surroundings were looked at closer since the last
+        motion: one look per tile per still stretch."""
+
+    def new_stretch(self) -> None:
+        """Something moved: the next still stretch has its own places to look at."""
+        self.looked_around.clear()
+        self.places_looked_at = 0
+
+    def first_look_around(self, tile: Tile) -> bool:
+        """Whether `tile`'s surroundings were not looked at yet this stretch (they are now
+        counted as looked at). Why: a tile left undecided comes back at every frame, and frames
+        are read afresh while the board is unsettled: without this, two crops would be read for
+        it at every frame."""
+        if tile in self.looked_around:
+            return False
+        self.looked_around.add(tile)
+        return True
+
+    def looks(self, detector: Any, window: Sequence[Observation], around: TilePose,
+              counted: bool = False) -> list[list[TilePose]]:
+        """What `detector`'s closer look reads around `around` on up to `TrackerConfig.close_looks`
+        still pictures of `window` (each a different reading's picture); [] when it cannot look,
+        or when a `counted` look would go past `TrackerConfig.close_look_places` in this still
+        stretch."""
+        look = getattr(detector, "look_closer", None)
+        if look is None:
+            return []
+        pictures, reads = [], []
+        for o in reversed(window):
+            if o.image is not None and o.motion is None and o.read not in reads and \
+                    len(pictures) < self.tuning.close_looks:
+                pictures.append(o.image)
+                reads.append(o.read)
+        reach = self.tuning.close_look_reach * around.length
+        key = (int(round(around.centre[0])), int(round(around.centre[1])), int(round(reach)), tuple(reads))
+        if key not in self.made:
+            if counted:
+                if self.places_looked_at >= self.tuning.close_look_places:
+                    return []
+                self.places_looked_at += 1
+            if len(self.made) >= 64:
+                self.made.clear()
+            self.made[key] = [[p for p in (pose_from_detection(d) for d in look(img, around.centre, reach)
+                                           if not getattr(d, "face_down", False)) if p is not None]
+                              for img in pictures]
+        return self.made[key]
+
+
 class CloserLooks:
-    """Closer looks: methods of `Tracker`, over the state it sets up in `Tracker.__init__`."""
+    """Closer looks: methods of `Tracker` (a mixin: a look reads the detector and the window, and
+    what it finds is entered as a play or a correction that placing and the other corrections
+    call for)."""
 
     def _look_closer(self, tile: Tile, pose: TilePose, candidates: list[tuple[float, BoardTile, Any]],
                      obs: Observation) -> list[TrackEvent]:
@@ -64,7 +127,7 @@ class CloserLooks:
         `look_closer` (the real recognizer) can do this."""
         if self.current is None or not hasattr(self.detector, "look_closer"):
             return []
-        verdict = self._ruling(tile, pose, candidates)[2]
+        verdict = self.judge.ruling(tile, pose, candidates)[2]
         if verdict.legal or verdict.error is None:
             return []
         referee = self.current.referee
@@ -104,7 +167,7 @@ class CloserLooks:
         itself be sure, as the whole frame's was not."""
         if self.current is None or not hasattr(self.detector, "look_closer"):
             return None
-        legal = self._ruling(tile, pose, candidates)[2].legal
+        legal = self.judge.ruling(tile, pose, candidates)[2].legal
         if legal and not any(cost < self.tuning.unsure_reading_cost for _, cost in pose.second):
             return None
         looks = self._closer_looks(pose)
@@ -119,40 +182,16 @@ class CloserLooks:
             return None
         if legal and any(cost < self.tuning.sure_reading_cost for _, cost in found.second):
             return None
-        cands = self._candidates(found)
-        if not cands or not self._ruling(new, found, cands)[2].legal:
+        cands = self.judge.candidates(found)
+        if not cands or not self.judge.ruling(new, found, cands)[2].legal:
             return None
         note = Notice(obs.frame, obs.t, f"{tile} was {new} misread: a closer look reads {new} there")
         return note, new, found, cands
 
     def _closer_looks(self, around: TilePose, counted: bool = False) -> list[list[TilePose]]:
-        """What the detector's closer look reads around `around` on up to `TrackerConfig.close_looks` still
-        pictures of the window (each a different reading's picture); [] when it cannot look, or
-        when a `counted` look would go past `TrackerConfig.close_look_places` in this still stretch."""
-        look = getattr(self.detector, "look_closer", None)
-        if look is None:
-            return []
-        pictures, reads = [], []
-        for o in reversed(self.window):
-            if o.image is not None and o.motion is None and o.read not in reads and \
-                    len(pictures) < self.tuning.close_looks:
-                pictures.append(o.image)
-                reads.append(o.read)
-        reach = self.tuning.close_look_reach * around.length
-        # still frames reuse one reading, and a tile left undecided comes back at every frame:
-        # the same crop of the same pictures reads the same, so it is read once
-        key = (int(round(around.centre[0])), int(round(around.centre[1])), int(round(reach)), tuple(reads))
-        if key not in self._looks:
-            if counted:
-                if self._places_looked_at >= self.tuning.close_look_places:
-                    return []
-                self._places_looked_at += 1
-            if len(self._looks) >= 64:
-                self._looks.clear()
-            self._looks[key] = [[p for p in (pose_from_detection(d) for d in look(img, around.centre, reach)
-                                             if not getattr(d, "face_down", False)) if p is not None]
-                                for img in pictures]
-        return self._looks[key]
+        """What the detector's closer look reads around `around` on the window's still pictures
+        (`LookLedger.looks`)."""
+        return self.looks.looks(self.detector, self.window, around, counted)
 
     def _parent_from_closer_look(self, tile: Tile, pose: TilePose, obs: Observation) -> list[TrackEvent]:
         """A tile that touches nothing on the board may lie against a tile the reader missed in
@@ -160,11 +199,9 @@ class CloserLooks:
         it is set down apart, or joined to a tile further off, a closer look around it may find
         that tile. One every closer look found, that the engine accepts where it lies, and
         against which `tile` is then legal, is played first (see `_look_closer`)."""
-        if self.current is None or not hasattr(self.detector, "look_closer") or tile in self._looked_around:
+        if self.current is None or not hasattr(self.detector, "look_closer") or \
+                not self.looks.first_look_around(tile):
             return []
-        # (a tile left undecided comes back at every frame, and frames read afresh while the
-        # board is unsettled: without this, two crops would be read for it at every frame)
-        self._looked_around.add(tile)
         looks = self._closer_looks(pose, counted=True)
         if not looks:
             return []
@@ -172,7 +209,7 @@ class CloserLooks:
         for found in self._found_in_every_look(looks, lambda p: self._unplayed_reading(p, tile)):
             new = identity(found, self.config.set_max)
             assert new is not None
-            for score, bt, contact in self._candidates(found)[:2]:
+            for score, bt, contact in self.judge.candidates(found)[:2]:
                 verdict = referee.judge(new, bt.tile, found.pips[contact.touching])
                 if not verdict.legal:
                     continue
@@ -180,11 +217,11 @@ class CloserLooks:
                                          obs.frame)}
                 trial = referee.copy()
                 trial.accept(new, verdict, obs.frame, obs.t, found.pips[contact.touching])
-                on_it = [c for c in self._candidates(pose, extra=placed, referee=trial) if c[1].tile == new]
+                on_it = [c for c in self.judge.candidates(pose, extra=placed, referee=trial) if c[1].tile == new]
                 if not on_it or not trial.judge(tile, new, pose.pips[on_it[0][2].touching]).legal:
                     continue
                 note = Notice(obs.frame, obs.t, f"{new} was found on a closer look: {tile} lies against it")
-                return [note, self._judge(new, found, obs, [(score, bt, contact)], hand=False)]
+                return [note, self.plays.enter(new, found, obs, [(score, bt, contact)])]
         return []
 
     def _unplayed_reading(self, pose: TilePose, tile: Tile) -> bool:
@@ -271,11 +308,11 @@ class CloserLooks:
 
         Why: on small double-15 tiles the half reader reads runs of one value as its neighbour,
         sure of each (held out: 12-15 read right 0.88-0.89 of the time, 0-8 0.96-0.99), so the
-        close second readings `_ruling` tries are not there. A rendered round read 15-x tiles
+        close second readings `Judge.ruling` tries are not there. A rendered round read 15-x tiles
         laid outward as 14-x; the 15-14 laid on the 15 of a "14-6" was flagged as laid the wrong
         way round, and such flags derailed the arm. Why the open end first: nothing checked it
         when its tile was played (any value may lie outward), while the new tile's touching end
-        reached this point only if no close second reading of it fitted (`_ruling`). Weighing
+        reached this point only if no close second reading of it fitted (`Judge.ruling`). Weighing
         the reader's own odds of both ends instead chose worse (in a rendered double-15
         round, 7 false flags against 3): it is sure of its misreadings. Only small
         tiles (`SMALL_TILE_PX`), whose ends the half reader reads by their pattern: a large
@@ -294,7 +331,7 @@ class CloserLooks:
         if min(had, got) < self.tuning.dense_confused or abs(had - got) > self.tuning.dense_confused_spread:
             return None
         # (checked last: the engine's ruling costs more than the checks above, and most plays are legal)
-        verdict = self._ruling(tile, pose, candidates)[2]
+        verdict = self.judge.ruling(tile, pose, candidates)[2]
         if verdict.legal or verdict.error is None or verdict.error.code != "ends_do_not_match":
             return None
 
@@ -307,7 +344,7 @@ class CloserLooks:
                 return None
             play = referee.replace(focus.tile, new, inner)
             assert play is not None
-            self._dense_guesses[tile] = DenseGuess(tile, pose, got, len(referee.plays) + 1, focus.pose, new)
+            self.table.note_dense_guess(tile, DenseGuess(tile, pose, got, len(referee.plays) + 1, focus.pose, new))
             pips = (inner, got) if focus.touching == 0 else (got, inner)
             msg = (f"{focus.tile} was {new} misread: {tile} was laid with its {got} against the end read "
                    f"{had}, a misread {got} on tiles this small, so the play is corrected")
@@ -319,8 +356,8 @@ class CloserLooks:
             alt = Tile(*pips)
             if alt.is_double or alt in self.board or not referee.judge(alt, focus.tile, had).legal:
                 return None
-            self._superseded.add((alt, tile))  # its place read as `tile` again is the same misreading
-            self._dense_guesses[alt] = DenseGuess(tile, pose, got, len(referee.plays) + 1)
+            self.table.supersede(alt, tile)  # its place read as `tile` again is the same misreading
+            self.table.note_dense_guess(alt, DenseGuess(tile, pose, got, len(referee.plays) + 1))
             note = Notice(obs.frame, obs.t, f"{tile} was {alt} misread: it lies against the {had} of {focus.tile}, "
                                             f"a misread {had} on tiles this small")
             return [note], alt, with_first_reading(TilePose(pose.corners, pips), pose)
@@ -333,14 +370,14 @@ class CloserLooks:
         its place, tiles laid on it now lie on `new`, and later readings of the old value there are
         the same misread. Returns the `PlayCorrected` and the corrected `TilePlayed`."""
         old = bt.tile
-        del self.board[old]
-        self.board[new] = BoardTile(new, pose, TileStatus.LEGAL, play.player, bt.on, touching, bt.frame, patch=bt.patch)
+        self.table.lift(old)
+        self.table.lay(BoardTile(new, pose, TileStatus.LEGAL, play.player, bt.on, touching, bt.frame, patch=bt.patch))
         for other in self.board.values():
             if other.on == old:
                 other.on = new
-        self._played_legally.discard(old)
-        self._played_legally.add(new)
-        self._superseded.add((new, old))
+        self.table.forget_legal_play(old)
+        self.table.note_legal_play(new)
+        self.table.supersede(new, old)
         slot = play.end % SLOT_STRIDE if play.on.is_double else None
         return [PlayCorrected(obs.frame, obs.t, str(new), str(old), message),
                 TilePlayed(play.frame, play.t, str(new), play.player, str(play.on), slot, play.end)]
@@ -354,13 +391,13 @@ class CloserLooks:
         events: list[TrackEvent] = []
         for found in self._found_in_every_look(looks, lambda p: self._unplayed_reading(p, tile)):
             new = identity(found, self.config.set_max)
-            on_double = [c for c in self._candidates(found) if c[1].tile == double.tile]
+            on_double = [c for c in self.judge.candidates(found) if c[1].tile == double.tile]
             if new is None or new in self.board or not on_double or \
                     not referee.judge(new, double.tile, found.pips[on_double[0][2].touching]).legal:
                 continue
             events.append(Notice(obs.frame, obs.t, f"{new} was found on a closer look at {double.tile}, "
                                                    f"before {tile} was judged"))
-            events.append(self._judge(new, found, obs, on_double[:1], hand=False))
+            events.append(self.plays.enter(new, found, obs, on_double[:1]))
             waiting = referee.board.pending_placement()
             if waiting is None or waiting.tile != double.tile:
                 break
@@ -434,8 +471,8 @@ class CloserLooks:
         """Play the tile `_hole_before` found, saying so: it was inferred, not seen."""
         assert self.current is not None
         self.current.referee.accept(hole, verdict, obs.frame, obs.t, pose.pips[0])
-        self._played_legally.add(hole)
-        self.board[hole] = BoardTile(hole, pose, TileStatus.LEGAL, verdict.player, parent.tile, 0, obs.frame)
+        self.table.note_legal_play(hole)
+        self.table.lay(BoardTile(hole, pose, TileStatus.LEGAL, verdict.player, parent.tile, 0, obs.frame))
         note = (f"{hole} was never read, but {tile} lies a tile beyond the open {pose.pips[0]} on "
                 f"{parent.tile} with nothing seen between: {hole} is the only tile that fits there")
         return [Notice(obs.frame, obs.t, note),

@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Callable
 from engine import Tile
 
 from .board import BoardTile, Observation, TileStatus, tile_patch
-from .changes import NO_CHANGES, Changes, Found, detect_changes
+from .changes import NO_CHANGES, Changes, Found, detect_changes, is_last_play, looks_unchanged, readings
 from .events import BoardDisturbed, TrackEvent
+from .observing import fresh_observations
 from .pictures import read_at_place
 
 if TYPE_CHECKING:
@@ -50,18 +51,18 @@ def ask_for_fresh_reading(tracker: Tracker) -> None:
     """Ask for the next still frame to be read afresh where a play to flag, or a flagged tile
     turned round, rests on too few runs of the recognizer."""
     window = tracker.window
-    if tracker._readings(window) < tracker.tuning.flag_runs and tracker._would_flag(window[-1]):
-        tracker._want_fresh = True
-    elif tracker._readings(window) < tracker.tuning.flag_max_reads and \
-            any(tracker._would_flag(o) for o in tracker._fresh_observations(window[:-1])):
+    if readings(window) < tracker.tuning.flag_runs and tracker.flags.would_flag(window[-1]):
+        tracker.runs.ask_fresh()
+    elif readings(window) < tracker.tuning.flag_max_reads and \
+            any(tracker.flags.would_flag(o) for o in fresh_observations(window[:-1])):
         # an earlier reading of this still picture showed a play to flag that the last one
         # missed: read afresh rather than let the missing reading stand for the frames to come.
         # Why: a planted 2-0 on ~30-px double-15 tiles lay still for 13 frames, read in the
         # first of two readings and missed in the second, which was then reused for every
         # frame after; one sighting in three was never flagged
-        tracker._want_fresh = True
-    if tracker._readings(window) < 2 and tracker._turned_around(window[-1:]):
-        tracker._want_fresh = True  # a second reading before a flagged tile turned round is taken back
+        tracker.runs.ask_fresh()
+    if readings(window) < 2 and tracker._turned_around(window[-1:]):
+        tracker.runs.ask_fresh()  # a second reading before a flagged tile turned round is taken back
 
 
 def camera_knocked(d: Decision) -> list[TrackEvent]:
@@ -99,7 +100,8 @@ def find_changes(d: Decision) -> list[TrackEvent]:
     followed the camera and pictured the tiles laid since it settled, before any step acts."""
     tr = d.tracker
     d.changes = detect_changes(tr.board, tr.window, window_size=tr.window_size, remove_window=tr.remove_window,
-                               last_play=tr._last_played(), last_motion=tr._last_motion, pictures=tr.tuning.pictures)
+                               last_play=tr.book.last_played(), last_motion=tr._last_motion,
+                               pictures=tr.tuning.pictures)
     return []
 
 
@@ -142,7 +144,7 @@ def turned_around(d: Decision) -> list[TrackEvent]:
     taken back and judged again as it lies now."""
     tr = d.tracker
     events: list[TrackEvent] = []
-    for bt, pose in tr._turned_around(d.recent) if tr._readings(d.recent) >= 2 else []:
+    for bt, pose in tr._turned_around(d.recent) if readings(d.recent) >= 2 else []:
         events.extend(tr._take_back(bt, d.recent[0]))
         d.found.append((bt.tile, pose, d.recent[0]))
     return events
@@ -157,19 +159,19 @@ def replaced_readings(d: Decision) -> list[TrackEvent]:
         bt = tr.board.get(old)
         if bt is None:
             continue
-        if (old, tile) in tr._superseded:
+        if tr.table.is_superseded(old, tile):
             # this place read as `tile` before and was corrected to `old`: the reader
             # flipping back is a misreading, not a second take-back of the same tile
-            tr._misreads.add((old, tile))
+            tr.table.note_misread(old, tile)
             continue
         if bt.status == TileStatus.LOOSE:
             # set apart on a reading every recent one contradicts: no play to take back, and
             # the tile read there now may be one (see `_place`)
-            del tr.board[old]
+            tr.table.lift(old)
             d.found.append((tile, pose, first))
             d.changed = True
             continue
-        if bt.status != TileStatus.ILLEGAL and tr._unchanged(bt, d.recent[-1]):
+        if bt.status != TileStatus.ILLEGAL and looks_unchanged(bt, d.recent[-1], tr.tuning.pictures):
             # its place looks as it did when the board settled with it there: the same tile,
             # read another way now (a tile taken back and another laid there changes it);
             # which reading is wrong: the one the reader was unsure of
@@ -180,14 +182,14 @@ def replaced_readings(d: Decision) -> list[TrackEvent]:
                 continue
             d.read_otherwise.append((bt, tile))  # (corrected by `recoloured`, where the colour says so)
             continue
-        if bt.status == TileStatus.ILLEGAL or tr._is_last_play(bt):
+        if bt.status == TileStatus.ILLEGAL or is_last_play(bt, tr.book.last_played()):
             if bt.status == TileStatus.ILLEGAL:
-                tr._superseded.add((tile, old))
+                tr.table.supersede(tile, old)
             events.extend(tr._take_back(bt, first))
             d.found.append((tile, pose, first))
             d.changed = True
-        elif (old, tile) not in tr._misreads:
-            tr._misreads.add((old, tile))
+        elif not tr.table.is_known_misread(old, tile):
+            tr.table.note_misread(old, tile)
     return events
 
 
@@ -199,7 +201,8 @@ def recoloured(d: Decision) -> list[TrackEvent]:
     if fixed:
         d.changed = True
         return fixed
-    tr._misreads.update((bt.tile, tile) for bt, tile in d.read_otherwise)
+    for bt, tile in d.read_otherwise:
+        tr.table.note_misread(bt.tile, tile)
     return []
 
 
@@ -212,7 +215,8 @@ def place_found(d: Decision) -> list[TrackEvent]:
     tr = d.tracker
     events: list[TrackEvent] = []
     for bt in list(tr.board.values()):
-        if (bt.status == TileStatus.ILLEGAL or tr._is_last_play(bt)) and tr._readings(d.recent) >= 2 and \
+        if (bt.status == TileStatus.ILLEGAL or is_last_play(bt, tr.book.last_played())) and \
+                readings(d.recent) >= 2 and \
                 all(bt.tile not in o.seen and bt.tile not in o.conflicts for o in d.recent) and \
                 not tr._lost_in_place(bt, d.recent):
             events.extend(tr._take_back(bt, d.recent[0]))

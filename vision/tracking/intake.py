@@ -15,11 +15,68 @@ from .board import Observation, TileStatus
 from .events import FrameRejected, StreamLost, StreamResumed, TrackEvent
 from .geometry import TilePose, pose_from_detection
 from .motion import MotionReading
-from .pictures import Picture
+from .tuning import TrackerConfig
+
+
+class RecognizerRuns:
+    """The recognizer's runs on still frames: how many were made and reused, the last one's tiles,
+    and whether the next still frame must be read afresh (a doubt, a flag about to be raised)
+    rather than take the last reading again. Why an object: the parts that want a fresh reading
+    ask for one (`ask_fresh`) instead of setting a flag on the tracker."""
+
+    def __init__(self, tuning: TrackerConfig) -> None:
+        self.tuning = tuning
+        self.read = 0
+        """Frames the recognizer ran on."""
+        self.reused = 0
+        """Still frames that took the last reading again (no different from the frame read)."""
+        self.last_poses: list[TilePose] | None = None
+        self.fresh_at = -1
+        """Frame index of the last fresh run of the recognizer."""
+        self.in_stretch = 0
+        """Fresh runs on the picture since it last changed."""
+        self.doubt = False
+        """The last fresh reading left a board tile unexplained: a second opinion is wanted."""
+        self.want_fresh = False
+        """A play about to be flagged rests on one run of the recognizer: read the next frame afresh."""
+
+    def ask_fresh(self) -> None:
+        """Read the next still frame afresh, whatever the gate says of it."""
+        self.want_fresh = True
+
+    def new_stretch(self) -> None:
+        """Something moved: the picture after it earns its own fresh readings."""
+        self.in_stretch = 0
+
+    def read_or_reuse(self, detector: Any, gate: Any, frame: Any, reading: MotionReading, recheck: bool,
+                      index: int) -> tuple[list[TilePose], bool]:
+        """The tiles this frame shows, and whether `detector` read them afresh: the last
+        reading stands for a frame the gate finds no different from the last frame read, unless
+        a re-read, a second opinion or a fresh reading before a flag is wanted."""
+        second_opinion = (self.doubt and self.in_stretch < self.tuning.fresh_reads_on_doubt) or self.want_fresh
+        if getattr(reading, "same_as_read", False) and not recheck and not second_opinion \
+                and self.last_poses is not None:
+            # nothing changed since the last frame read: its reading stands for this frame too
+            self.reused += 1
+            return list(self.last_poses), False
+        detections = detector(frame)
+        self.read += 1
+        if not getattr(reading, "same_as_read", False):
+            self.in_stretch = 0  # another picture: a new stretch of readings
+        self.in_stretch += 1
+        self.want_fresh = False
+        poses = [p for p in (pose_from_detection(d) for d in detections if not getattr(d, "face_down", False))
+                 if p is not None]
+        self.last_poses = poses
+        self.fresh_at = index
+        if hasattr(gate, "mark_read"):
+            gate.mark_read()
+        return poses, True
 
 
 class FrameIntake:
-    """The tracker's frame intake: methods of `Tracker`, over the state it sets up in `Tracker.__init__`."""
+    """The tracker's frame intake: methods of `Tracker` (a mixin: it is the orchestrator's loop,
+    driving the gate, the runs, the observations and a decision for every frame)."""
 
     def push(self, frame: Any, t: float | None = None) -> list[TrackEvent]:
         """Take one frame (BGR uint8 image; any other object is handed to the detector and
@@ -51,28 +108,26 @@ class FrameIntake:
             return events
         poses, fresh = self._read_or_reuse(frame, reading, recheck, index)
         self.last_read_t = t
-        obs = Observation(index, t, poses, frame if isinstance(frame, np.ndarray) else None, read=self.frames_read)
+        obs = Observation(index, t, poses, frame if isinstance(frame, np.ndarray) else None, read=self.runs.read)
         self._observe(obs, fresh, recheck)
         events.extend(self._decide())
-        events.extend(self._watch_hands(index, t))
+        events.extend(self.book.watch_hands(index, t))
         return events
 
     def _motion(self, reading: MotionReading, index: int) -> None:
         """Something moves: the window and the still stretch's looks start afresh once it stops;
         the window is held until the picture after the motion is known (`_after_motion`)."""
         if self._still and self.window:  # (a one-frame pause between two moves reads nothing)
-            self._held = (list(self.window), dict(self._support))  # (both are emptied in place below)
+            self._held = (list(self.window), self.table.hold_support())  # (the window is emptied below)
         self._last_motion = index
-        self._fresh_in_stretch = 0
+        self.runs.new_stretch()
         self.window.clear()
-        self._support.clear()
-        self._looked_around.clear()
-        self._places_looked_at = 0
+        self.table.forget_support()
+        self.looks.new_stretch()
         self._reads_since_change = 0  # a new picture earns its own reads before settling
         if self._still:  # a new stretch of motion: hands seen before it are not this one's
             self.hand_seats.new_motion()
-            self._before_motion = self._settled_image
-            self._still_before_motion = Picture(self._last_still) if self._last_still is not None else None
+            self.table.motion_began(self._last_still)
         self._still = 0
         if reading.entry is not None:
             self.hand_seats.hand_came_in(index, reading.entry)
@@ -89,7 +144,9 @@ class FrameIntake:
             # the edge, it was read once more and taken back; three readings, never three in
             # one window, so never flagged (in a rendered double-12 round). (A settled
             # board is read afresh after any hand: a pale tile can pass the gate unseen.)
-            self.window[:0], self._support = self._held
+            held_window, held_support = self._held
+            self.window[:0] = held_window
+            self.table.restore_support(held_support)
         self._held = None
 
     def _wants_reading(self, reading: MotionReading, t: float) -> bool | None:
@@ -102,36 +159,16 @@ class FrameIntake:
             # gone, whatever the gate says (a pale tile laid on a pale table changed 2 pixels of
             # the thumbnail, fewer than the gate asks, and the next hand came in before the 3-s
             # re-read: the play was never read)
-            if t - self.last_read_t < self.recheck_s and self._last_motion < self._fresh_read_at:
+            if t - self.last_read_t < self.recheck_s and self._last_motion < self.runs.fresh_at:
                 return None
             return True  # a fresh reading now and then, whatever the gate says
         return False
 
     def _read_or_reuse(self, frame: Any, reading: MotionReading, recheck: bool,
                        index: int) -> tuple[list[TilePose], bool]:
-        """The tiles this frame shows, and whether the recognizer read them afresh: the last
-        reading stands for a frame the gate finds no different from the last frame read, unless
-        a re-read, a second opinion or a fresh reading before a flag is wanted."""
-        second_opinion = (self._doubt and self._fresh_in_stretch < self.tuning.fresh_reads_on_doubt) or \
-            self._want_fresh
-        if getattr(reading, "same_as_read", False) and not recheck and not second_opinion \
-                and self._last_poses is not None:
-            # nothing changed since the last frame read: its reading stands for this frame too
-            self.frames_reused += 1
-            return list(self._last_poses), False
-        detections = self.detector(frame)
-        self.frames_read += 1
-        if not getattr(reading, "same_as_read", False):
-            self._fresh_in_stretch = 0  # another picture: a new stretch of readings
-        self._fresh_in_stretch += 1
-        self._want_fresh = False
-        poses = [p for p in (pose_from_detection(d) for d in detections if not getattr(d, "face_down", False))
-                 if p is not None]
-        self._last_poses = poses
-        self._fresh_read_at = index
-        if hasattr(self.gate, "mark_read"):
-            self.gate.mark_read()
-        return poses, True
+        """The tiles this frame shows, and whether the recognizer read them afresh
+        (`RecognizerRuns.read_or_reuse`)."""
+        return self.runs.read_or_reuse(self.detector, self.gate, frame, reading, recheck, index)
 
     def _observe(self, obs: Observation, fresh: bool, recheck: bool) -> None:
         """File a reading in the window, matched to the board."""
@@ -139,8 +176,9 @@ class FrameIntake:
         if fresh:
             # a reading that leaves a board tile unexplained earns a second reading before
             # anything leaves the board on its word
-            self._doubt = bool(obs.conflicts) or any(not bt.missing and bt.status != TileStatus.LOOSE
-                                                     and not self._still_there(bt, obs) for bt in self.board.values())
+            self.runs.doubt = bool(obs.conflicts) or any(
+                not bt.missing and bt.status != TileStatus.LOOSE and not self._still_there(bt, obs)
+                for bt in self.board.values())
         if recheck and (obs.new or obs.conflicts):
             # the occasional re-read found something the motion gate missed (a tile laid
             # without the picture seeming to change): read on until it is decided
@@ -184,7 +222,7 @@ class FrameIntake:
             self.size = (w, h)
             self._size_misses = 0
             self.window.clear()
-            self._support.clear()
+            self.table.forget_support()
             return frame, None
         return frame, f"frame is {w}x{h} but this stream is {W}x{H}"
 

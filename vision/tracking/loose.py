@@ -16,7 +16,8 @@ from .geometry import TilePose, contact_on_double
 
 
 class LooseTiles:
-    """Loose tiles explained: methods of `Tracker`, over the state it sets up in `Tracker.__init__`."""
+    """Loose tiles explained: methods of `Tracker` (a mixin: it weighs the window's readings and
+    enters what it explains through the corrections of `closer`)."""
 
     def _explain_loose(self, obs: Observation) -> list[TrackEvent]:
         """Tiles set apart from the layout, explained as plays by reading them, and the board tiles
@@ -44,14 +45,14 @@ class LooseTiles:
         if not loose:
             return []
         options: dict[Tile, list[tuple[Tile, TilePose]]] = {}
-        for (old, frame), reads in sorted(self._place_reads.items()):
+        for (old, frame), reads in self.table.place_readings():
             bt = self.board.get(old)
             if bt is None or bt.frame != frame or bt.status != TileStatus.LEGAL or bt.touching is None or \
                     not any(np.hypot(*(bt.pose.centre - b.pose.centre)) < 2.5 * bt.pose.length for b in loose):
                 continue
             value = bt.pose.pips[bt.touching]
             for new, runs in sorted(reads.items()):
-                if len(runs) < self.tuning.place_reads or new in self.board or (old, new) in self._superseded or \
+                if len(runs) < self.tuning.place_reads or new in self.board or self.table.is_superseded(old, new) or \
                         new.is_double != old.is_double or not new.has(value):
                     continue
                 free = new.other(value)
@@ -204,7 +205,7 @@ class LooseTiles:
                     if tile in taken or (tile in self.board and tile != lb.tile):
                         continue
                     played = None
-                    for _, parent, contact in self._candidates(pose, extra, referee)[:2]:
+                    for _, parent, contact in self.judge.candidates(pose, extra, referee)[:2]:
                         on = fixes[parent.tile][0] if parent.tile in fixes else parent.tile
                         verdict = referee.judge(tile, on, pose.pips[contact.touching])
                         if verdict.legal:
@@ -264,23 +265,23 @@ class LooseTiles:
                 events.append(Notice(obs.frame, obs.t, f"{tile} was never read, but the tiles set apart "
                                                        f"around {on}'s open end are its toes ({names}): played"))
             else:
-                del self.board[lb.tile]
+                self.table.lift(lb.tile)
                 if tile != lb.tile:
-                    self._superseded.add((tile, lb.tile))
+                    self.table.supersede(tile, lb.tile)
             referee.accept(tile, verdict, frame, first.t, value)
-            self._played_legally.add(tile)
+            self.table.note_legal_play(tile)
             # (an unseen double's place keeps the picture it shows now: the reader never finds it)
             pictured = obs.image is not None and obs.motion is None
             patch = lb.patch if lb is not None else \
                 tile_patch(obs.image, pose, self.tuning.pictures) if pictured else None
-            self.board[tile] = BoardTile(tile, pose, TileStatus.LEGAL, verdict.player, on, touching, frame, patch=patch)
+            self.table.lay(BoardTile(tile, pose, TileStatus.LEGAL, verdict.player, on, touching, frame, patch=patch))
             events.append(TilePlayed(frame, first.t, str(tile), verdict.player, str(on), verdict.slot, verdict.end))
         # tiles still set apart that now touch the layout: judged as they lie
         for bt in sorted((b for b in self.board.values() if b.status == TileStatus.LOOSE), key=lambda b: b.frame):
-            cands = self._candidates(bt.pose)
+            cands = self.judge.candidates(bt.pose)
             if cands:
-                del self.board[bt.tile]
-                events.append(self._judge(bt.tile, bt.pose, obs, cands, hand=False))
+                self.table.lift(bt.tile)
+                events.append(self.plays.enter(bt.tile, bt.pose, obs, cands))
         return events
 
     def _slip_double_under(self, toe: BoardTile, double: Tile, pose: TilePose, on: Tile,
@@ -303,20 +304,20 @@ class LooseTiles:
                    f"lie apart around it as its other toes: {double} was played on {on} before {toe.tile}, which "
                    f"lies on it")
         plays = {p.tile: p for p in referee.plays}
-        self._played_legally.add(double)
+        self.table.note_legal_play(double)
         pictured = obs.image is not None and obs.motion is None
         patch = tile_patch(obs.image, pose, self.tuning.pictures) if pictured else None
-        self.board[double] = BoardTile(double, pose, TileStatus.LEGAL, plays[double].player, on, 0, plays[double].frame,
-                                       patch=patch)
+        self.table.lay(BoardTile(double, pose, TileStatus.LEGAL, plays[double].player, on, 0, plays[double].frame,
+                                 patch=patch))
         toe.on = double
         for lb, tile, tpose, _, k, frame in fellows:
             assert lb is not None
-            del self.board[lb.tile]
+            self.table.lift(lb.tile)
             if tile != lb.tile:
-                self._superseded.add((tile, lb.tile))
-            self._played_legally.add(tile)
-            self.board[tile] = BoardTile(tile, tpose, TileStatus.LEGAL, plays[tile].player, double, k, frame,
-                                         patch=lb.patch)
+                self.table.supersede(tile, lb.tile)
+            self.table.note_legal_play(tile)
+            self.table.lay(BoardTile(tile, tpose, TileStatus.LEGAL, plays[tile].player, double, k, frame,
+                                     patch=lb.patch))
         for p in referee.plays:  # each play after the double was made a turn later than it seemed
             if p.tile in self.board and self.board[p.tile].status == TileStatus.LEGAL:
                 self.board[p.tile].player = p.player

@@ -10,12 +10,14 @@ import numpy as np
 from engine import Tile
 
 from .board import BoardTile, Observation, TileStatus, identity, mean_pose
+from .changes import readings
 from .events import TrackEvent
 from .geometry import TilePose
 
 
 class Misreads:
-    """Misread plays corrected: methods of `Tracker`, over the state it sets up in `Tracker.__init__`."""
+    """Misread plays corrected: methods of `Tracker` (a mixin: observing a new tile calls on it, and
+    it enters corrections through `closer` over the window's readings)."""
 
     def _correct_misread_play(self, bt: BoardTile, tile: Tile, recent: list[Observation]) -> list[TrackEvent]:
         """The play of `bt` corrected to `tile`, which every recent reading finds in its unchanged
@@ -29,7 +31,7 @@ class Misreads:
         reading was the misread; keeping 9-9 lost the whole line built on the 5 (seven plays,
         each seen as a tile set down apart from the layout)."""
         if self.current is None or bt.status != TileStatus.LEGAL or tile in self.board or bt.touching is None \
-                or (bt.tile, tile) in self._superseded:
+                or self.table.is_superseded(bt.tile, tile):
             return []
         old = bt.tile
         poses = [o.conflicts[old][1] for o in recent if old in o.conflicts and o.conflicts[old][0] == tile]
@@ -58,11 +60,11 @@ class Misreads:
             f"where the first {how}, so the play is corrected")
         # a tile set down apart because it matched the misread value may now be a play on it
         for loose in sorted((b for b in self.board.values() if b.status == TileStatus.LOOSE), key=lambda b: b.frame):
-            cands = self._candidates(loose.pose)
+            cands = self.judge.candidates(loose.pose)
             if cands:
-                del self.board[loose.tile]
+                self.table.lift(loose.tile)
                 first = next((o for o in self.window if o.frame == loose.frame), obs)
-                events.append(self._judge(loose.tile, loose.pose, first, cands, hand=False))
+                events.append(self.plays.enter(loose.tile, loose.pose, first, cands))
         return events
 
     def _board_tile_misread(self, known: BoardTile, tile: Tile, pose: TilePose,
@@ -78,7 +80,7 @@ class Misreads:
         is laid later, the set having one of each says one of the two readings is wrong; without
         this the new tile was dropped, its chickie stayed open and every later play elsewhere
         was flagged (in a rendered round, 20 false flags from one misread)."""
-        if self.current is None or known.status != TileStatus.LEGAL or self._readings(recent) < 2:
+        if self.current is None or known.status != TileStatus.LEGAL or readings(recent) < 2:
             return False
         referee = self.current.referee
         fixes: dict[Tile, tuple[Tile, int | None]] = {}
@@ -108,7 +110,7 @@ class Misreads:
         if any(trial.open_value(new) != poses[old].pips[1 - ends[old]]
                for old, (new, _) in fixes.items() if not new.is_double):
             return False
-        cands = self._candidates(pose)[:2]
+        cands = self.judge.candidates(pose)[:2]
         if not any(trial.judge(tile, fixes.get(bt.tile, (bt.tile, None))[0],
                                pose.pips[contact.touching]).legal for _, bt, contact in cands):
             return False
@@ -149,7 +151,7 @@ class Misreads:
         by_colour: set[Tile] = set()
         for bt, tile in sorted(items, key=lambda it: (it[0].frame, str(it[0].tile))):  # in the order laid
             if bt.status != TileStatus.LEGAL or bt.touching is None or tile in self.board or \
-                    (bt.tile, tile) in self._superseded:
+                    self.table.is_superseded(bt.tile, tile):
                 continue
             reads = [o.conflicts[bt.tile][1] for o in recent
                      if bt.tile in o.conflicts and o.conflicts[bt.tile][0] == tile]
@@ -191,10 +193,11 @@ class Misreads:
             if self.board.get(bt.tile) is not bt or not (bt.status == TileStatus.ILLEGAL or bt.stood):
                 continue
             msg = f"{bt.tile} was legal after all: the plays it was judged against were misread, and are corrected"
-            withdrawn = self._withdraw_stood_flag(bt, [], obs, msg) if bt.stood else self._withdraw_flag(bt, obs, msg)
+            withdrawn = self.flags.withdraw_stood(bt, [], obs, msg) if bt.stood else \
+                self.flags.withdraw(bt, obs, msg, self.window)
             if withdrawn:
                 events.extend(withdrawn)
-                events.extend(self._rejudge_built_on(bt.tile, obs))
+                events.extend(self.flags.rejudge_built_on(bt.tile, obs, self.window))
         return events
 
     def _steady_other_reading(self, bt: BoardTile, recent: list[Observation]) -> tuple[Tile, TilePose] | None:
@@ -236,7 +239,7 @@ class Misreads:
         legal = []
         for t in (a, b):
             pose = mean_pose([p for _, p in cl if identity(p, top) == t])
-            cands = self._candidates(pose)
+            cands = self.judge.candidates(pose)
             if any(self.current.referee.judge(t, bt.tile, pose.pips[c.touching]).legal
                    for score, bt, c in cands if score <= cands[0][0] + self.tuning.alternative_margin):
                 legal.append(t)
@@ -247,7 +250,7 @@ class Misreads:
         motion: a tile laid changes the picture where it lies, so a "tile" at an unchanged place
         is something the reader made of what was already on the table (the strip of table
         between two tiles side by side, framed by their edges, reads as a tile, again and again)."""
-        ref = self._before_motion
+        ref = self.table.before_motion
         if ref is None or obs.motion is not None:
             return False
         return ref.looks_alike(obs.image, pose, self.tuning.pictures)
@@ -261,7 +264,7 @@ class Misreads:
         for the table read as a tile: that reading would have to give the end's very value."""
         if self.current is None:
             return False
-        for _, bt, contact in self._candidates(pose)[:2]:
+        for _, bt, contact in self.judge.candidates(pose)[:2]:
             if bt.status not in (TileStatus.SPINNER, TileStatus.LEGAL, TileStatus.JOINED) or \
                     not self.current.referee.open_slots(bt.tile):
                 continue
@@ -296,7 +299,7 @@ class Misreads:
                 continue
             alt_pose = TilePose(pose.corners, (na, nb))
             if any(self.current.referee.judge(alt, bt.tile, alt_pose.pips[contact.touching]).legal
-                   for _, bt, contact in self._candidates(alt_pose)[:2]):
+                   for _, bt, contact in self.judge.candidates(alt_pose)[:2]):
                 legal[alt] = alt_pose
             elif self._fits_open_end(alt_pose):
                 fitting[alt] = alt_pose
@@ -304,5 +307,5 @@ class Misreads:
         if len(fits) != 1:
             return None
         alt, alt_pose = next(iter(fits.items()))
-        self._superseded.add((alt, tile))  # its place read as `tile` again is the same misreading
+        self.table.supersede(alt, tile)  # its place read as `tile` again is the same misreading
         return alt, alt_pose

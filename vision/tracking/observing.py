@@ -16,14 +16,38 @@ from engine import Tile
 from ..capture import small_tiles_warning
 from ..types import tile_length
 from .board import BoardTile, Observation, TileStatus, associate, at_place_of, identity, mean_pose, register, tile_patch
-from .changes import looks_unchanged, readings, still_there
+from .changes import looks_unchanged, still_there
 from .events import CameraMoved, Notice, TrackEvent
 from .geometry import TilePose, motion_size
-from .pictures import Picture, as_3x3, read_at_place, turned_end_for_end
+from .pictures import read_at_place, turned_end_for_end
+
+
+def clusters(observations: list[Observation]) -> list[list[tuple[int, TilePose]]]:
+    """New-tile readings grouped by place: (observation number, pose) lists."""
+    clusters: list[list[tuple[int, TilePose]]] = []
+    refs: list[tuple[float, float, float]] = []  # each cluster's first centre and reach, as floats
+    for k, obs in enumerate(observations):
+        for pose in obs.new:
+            cx, cy = (float(v) for v in pose.centre)
+            for cl, (rx, ry, reach) in zip(clusters, refs):
+                if math.hypot(rx - cx, ry - cy) < reach:
+                    cl.append((k, pose))
+                    break
+            else:
+                clusters.append([(k, pose)])
+                refs.append((cx, cy, 0.4 * pose.length))
+    return clusters
+
+
+def fresh_observations(observations: list[Observation]) -> list[Observation]:
+    """One observation per run of the recognizer: a reused reading shows nothing its first
+    showing did not."""
+    return list({o.read: o for o in observations}.values())
 
 
 class Observing:
-    """What the tracker's observations show: methods of `Tracker`, over the state it sets up in `Tracker.__init__`."""
+    """What the tracker's observations show: methods of `Tracker` (a mixin: voting new tiles over
+    the window corrects misread board tiles as it goes, through `misreads` and `closer`)."""
 
     def _associate(self, obs: Observation) -> None:
         register(obs, self.board, self.config.set_max, self.tuning)
@@ -31,7 +55,7 @@ class Observing:
         for old, (other, _) in obs.conflicts.items():
             bt = self.board.get(old)
             if bt is not None and obs.frame >= bt.frame:
-                self._place_reads.setdefault((old, bt.frame), {}).setdefault(other, set()).add(obs.read)
+                self.table.note_place_read(bt, other, obs.read)
 
     def _reassociate(self) -> None:
         for obs in self.window:
@@ -88,7 +112,7 @@ class Observing:
         image = observations[-1].image if observations else None
         if image is not None and all(not o.new for o in observations):
             # (a board settled with a reading still unplaced keeps the picture from before it)
-            self._settled_image = Picture(image)
+            self.table.settle_picture(image)
         for bt in self.board.values():
             # only where the reader read a tile there: a place read as nothing keeps the picture it had
             # (a play taken back unseen leaves bare table there, which would become the "settled"
@@ -96,31 +120,10 @@ class Observing:
             if not bt.missing and any(read_at_place(bt.tile, o) for o in observations):
                 bt.patch = tile_patch(image, bt.pose, self.tuning.pictures)
 
-    def _unchanged(self, bt: BoardTile, obs: Observation) -> bool:
-        """Whether `bt`'s place in `obs` still looks as it did when the board last settled."""
-        return looks_unchanged(bt, obs, self.tuning.pictures)
-
-    @staticmethod
-    def _clusters(observations: list[Observation]) -> list[list[tuple[int, TilePose]]]:
-        """New-tile readings grouped by place: (observation number, pose) lists."""
-        clusters: list[list[tuple[int, TilePose]]] = []
-        refs: list[tuple[float, float, float]] = []  # each cluster's first centre and reach, as floats
-        for k, obs in enumerate(observations):
-            for pose in obs.new:
-                cx, cy = (float(v) for v in pose.centre)
-                for cl, (rx, ry, reach) in zip(clusters, refs):
-                    if math.hypot(rx - cx, ry - cy) < reach:
-                        cl.append((k, pose))
-                        break
-                else:
-                    clusters.append([(k, pose)])
-                    refs.append((cx, cy, 0.4 * pose.length))
-        return clusters
-
     def _unresolved(self, observations: list[Observation]) -> bool:
         """Whether something was read at one place in two or more of these observations without
         being decided (a tile the reader cannot make out yet): not the moment to settle."""
-        for cl in self._clusters(observations):
+        for cl in clusters(observations):
             if len({k for k, _ in cl}) >= 2:
                 return True
         counts = Counter(old for o in observations for old in o.conflicts)
@@ -131,13 +134,13 @@ class Observing:
 
         Their values are voted over every still reading since the last motion; when the
         readings disagree (a pip misread), the tracker reads more frames rather than decide,
-        and if they stay split, the engine's verdict breaks the tie (see `_judge`)."""
+        and if they stay split, the engine's verdict breaks the tie (see `PlayEntry.enter`)."""
         need = max(2, self.window_size - 1)
         window = self.window
         offset = len(window) - len(recent)
         out = []
         taken: set[Tile] = set()
-        for cl in self._clusters(window):
+        for cl in clusters(window):
             if len({k for k, _ in cl if k >= offset}) < need:
                 continue
             # a reading naming a board tile that the same reading also saw in its own place is
@@ -155,13 +158,13 @@ class Observing:
             second = ranked[1][1] if len(ranked) > 1 else 0
             if n < need or tile in taken:
                 continue
-            if tile not in self._played_legally and self._place_unchanged(cl[-1][1], window[-1]) and \
+            if not self.table.played_legally_this_round(tile) and self._place_unchanged(cl[-1][1], window[-1]) and \
                     not self._fits_open_end(mean_pose([p for _, p in cl if identity(p, self.config.set_max) == tile])):
                 continue  # nothing was laid there: a gap between tiles read as a tile
             if second and n < second + 2 and len(window) < self.tuning.max_window:
                 pick = self._legal_of_twin_boxes(cl, tile, ranked[1][0], need)
                 if pick is None:
-                    self._want_fresh = True  # the readings disagree: read a few more frames afresh first
+                    self.runs.ask_fresh()  # the readings disagree: read a few more frames afresh first
                     continue
                 if pick != tile:
                     ranked = [(pick, second), (tile, n)] + ranked[2:]
@@ -173,16 +176,16 @@ class Observing:
             runs: dict[Tile | None, set[int]] = {}
             for k, p in cl:
                 runs.setdefault(identity(p, self.config.set_max), set()).add(window[k].read)
-            self._support.setdefault(tile, set()).update(runs[tile])  # (older readings leave the window)
-            self._alternatives[tile] = [
+            self.table.note_support(tile, runs[tile])  # (older readings leave the window)
+            self.table.note_alternatives(tile, [
                 (alt, mean_pose([p for _, p in cl if identity(p, self.config.set_max) == alt]))
                 for alt, c in ranked[1:] if alt not in self.board and
-                ((c >= 2 and c >= n - 1) or runs[alt])]
+                ((c >= 2 and c >= n - 1) or runs[alt])])
             known = self.board.get(tile)
-            if known is not None and known.status == TileStatus.LOOSE and self._candidates(pose):
+            if known is not None and known.status == TileStatus.LOOSE and self.judge.candidates(pose):
                 # read apart from the layout before (often a second box on a tile, or a misread)
                 # and now where it can be played: the set has one, and this is where play goes on
-                del self.board[tile]
+                self.table.lift(tile)
                 known = None
             if known is not None:
                 # a tile already on the board, seen somewhere else: moved, or a misreading
@@ -197,8 +200,8 @@ class Observing:
                 fixed = self._misread_in_place(tile, pose)
                 if fixed is not None and fixed[0] not in taken:
                     taken.add(fixed[0])
-                    # (a flag on it waits for as many runs as on any tile: see `_flag_unsure`)
-                    self._support.setdefault(fixed[0], set()).update(runs[tile])
+                    # (a flag on it waits for as many runs as on any tile: see `FlagKeeper.unsure`)
+                    self.table.note_support(fixed[0], runs[tile])
                     out.append((fixed[0], fixed[1], window[k0]))
                 elif fixed is None and self._board_tile_misread(known, tile, pose, recent):
                     taken.add(tile)  # the board tile was the misread one: this is `tile`, new
@@ -223,30 +226,12 @@ class Observing:
         they left a reading at a place nothing was laid nothing to be compared with; in a rendered
         double-15 round a box across two tiles of the layout, read 6-2 only from the
         camera's new position, was taken for a play the moment the camera had moved, and flagged."""
-        for bt in self.board.values():
-            bt.pose = bt.pose.transformed(m)
-        inv = np.linalg.inv(as_3x3(m))
-        for tile, (image, to_then) in list(self._flag_views.items()):
-            self._flag_views[tile] = (image, to_then @ inv)
-        self._settled_image, self._before_motion, self._still_before_motion = (
-            p.moved(m) if p is not None else None
-            for p in (self._settled_image, self._before_motion, self._still_before_motion))
+        self.table.follow_camera(m)
         self._reassociate()
-
-    @staticmethod
-    def _fresh_observations(observations: list[Observation]) -> list[Observation]:
-        """One observation per run of the recognizer: a reused reading shows nothing its first
-        showing did not."""
-        return list({o.read: o for o in observations}.values())
-
-    @staticmethod
-    def _readings(observations: list[Observation]) -> int:
-        """How many runs of the recognizer these observations rest on."""
-        return readings(observations)
 
     def _still_there(self, bt: BoardTile, obs: Observation) -> bool:
         """Whether `obs` shows something at `bt`'s place (`changes.still_there`)."""
-        return still_there(bt, obs, self._last_played(), self.tuning.pictures)
+        return still_there(bt, obs, self.book.last_played(), self.tuning.pictures)
 
     def _lost_in_place(self, bt: BoardTile, recent: list[Observation]) -> bool:
         """Whether a play the reader no longer reads still lies in its place as the tile it was
@@ -258,7 +243,7 @@ class Observing:
         at its place says nothing against a place that looks unchanged: the next tile laid end
         to end with like pips can make even the closer look box the pair across their seam.
         That does not hold for a double, which may be such a box itself."""
-        if not any(self._unchanged(bt, o) for o in recent):
+        if not any(looks_unchanged(bt, o, self.tuning.pictures) for o in recent):
             return False
         looks = self._closer_looks(bt.pose)
         if not looks:

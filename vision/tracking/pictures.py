@@ -26,7 +26,7 @@ class Picture:
     def moved(self, m: np.ndarray) -> "Picture":
         return Picture(self.image, as_3x3(m) @ self.to_now)
 
-    def looks_alike(self, now: np.ndarray | None, pose: TilePose, config: PictureConfig = PictureConfig()) -> bool:
+    def looks_alike(self, now: np.ndarray | None, pose: TilePose, config: PictureConfig) -> bool:
         """Whether `pose` (current pixels) looks in `now` as its place looked in this picture."""
         if now is None or now.shape != self.image.shape:
             return False
@@ -39,8 +39,8 @@ def as_3x3(m: np.ndarray) -> np.ndarray:
     return m if m.shape == (3, 3) else np.vstack([m, [0.0, 0.0, 1.0]])
 
 
-def place_looks_alike(then: np.ndarray, now: np.ndarray, pose: TilePose, pose_then: TilePose | None = None,
-                      config: PictureConfig = PictureConfig()) -> bool:
+def place_looks_alike(then: np.ndarray, now: np.ndarray, pose: TilePose, pose_then: TilePose | None,
+                      config: PictureConfig) -> bool:
     """Whether the place `pose` looks in the picture `now` as it looked in `then` (where it was
     `pose_then`, when the camera moved in between)."""
     before = tile_patch(then, pose_then or pose, config)

@@ -10,30 +10,26 @@ import numpy as np
 from engine import Tile
 
 from .board import BoardTile, Observation, TileStatus, identity
-from .bookkeeping import RoundBook
 from .changes import is_last_play
+from .observing import clusters
 from .closer import DenseGuess
 from .events import BoardCleared, BoardDisturbed, Notice, PlayCorrected, RoundStarted, TileTakenBack, TrackEvent
 from .geometry import TilePose
-from .referee import Referee
 
 
 class Placing:
-    """Changes to the board: methods of `Tracker`, over the state it sets up in `Tracker.__init__`."""
+    """Changes to the board: methods of `Tracker` (a mixin: placing a play tries the corrections of
+    `closer` before it is entered, and follows the hand that laid it)."""
 
-    def _last_played(self) -> Tile | None:
-        """The tile of the round's last play (None before one)."""
-        if self.current is None:
-            return None
-        last = self.current.referee.last_play()
-        return last.tile if last is not None else None
-
-    def _is_last_play(self, bt: BoardTile) -> bool:
-        return is_last_play(bt, self._last_played())
+    def _follow_hand(self, obs: Observation) -> None:
+        """If the hand that laid this tile came from another seat than the engine expects, the
+        players in between drew and passed (which a camera does not see)."""
+        if self.current is not None:
+            self.hand_seats.follow_hand(self.current.referee, self.config.players, obs.frame, self._picture_size())
 
     def _take_back(self, bt: BoardTile, obs: Observation) -> list[TrackEvent]:
-        del self.board[bt.tile]
-        self._flag_views.pop(bt.tile, None)
+        self.table.lift(bt.tile)
+        self.table.drop_flag_view(bt.tile)
         if bt.status == TileStatus.ILLEGAL:
             if self.current is not None:
                 for item in self.current.illegal:
@@ -41,7 +37,7 @@ class Placing:
                         item["taken_back_frame"] = obs.frame
             return [TileTakenBack(obs.frame, obs.t, str(bt.tile), bt.player, False)]
         assert self.current is not None
-        guess = self._dense_guesses.pop(bt.tile, None)
+        guess = self.table.take_dense_guess(bt.tile)
         if guess is not None and len(self.current.referee.plays) == guess.plays:
             return self._undo_dense_guess(bt, guess, obs)
         play = self.current.referee.take_back()
@@ -60,7 +56,7 @@ class Placing:
         referee = self.current.referee
         events: list[TrackEvent] = []
         play = referee.take_back()  # (`_take_back` has taken it off the board)
-        self._superseded.discard((bt.tile, guess.read))
+        self.table.unsupersede(bt.tile, guess.read)
         on = play.on
         parent = self.board.get(guess.corrected) if guess.corrected is not None else None
         if parent is not None and guess.was_pose is not None:
@@ -68,7 +64,7 @@ class Placing:
             inner = guess.was_pose.pips[parent.touching or 0]  # (never None: see `_dense_end_misread`)
             undone = referee.replace(parent.tile, was, inner)
             if undone is not None:
-                self._superseded.discard((parent.tile, was))
+                self.table.unsupersede(parent.tile, was)
                 events += self._enter_correction(
                     parent, was, TilePose(parent.pose.corners, guess.was_pose.pips), parent.touching, undone,
                     obs, f"{parent.tile} was {was} after all: {guess.read}, laid against it, was taken back at once")
@@ -76,8 +72,8 @@ class Placing:
         err = referee.judge(guess.read, on, guess.touching).error
         rule, message = (err.code, err.message) if err is not None else (None, f"{guess.read} was taken back at once")
         laid = next((o for o in self.window if o.frame == bt.frame), obs)
-        flag = self._flag(guess.read, guess.pose, play.player, self.board.get(on) if on else None, on, rule, message,
-                          laid, frame=bt.frame, taken_back=obs.frame)
+        flag = self.flags.raise_flag(guess.read, guess.pose, play.player, self.board.get(on) if on else None, on, rule,
+                                     message, laid, frame=bt.frame, taken_back=obs.frame)
         return [*events,
                 PlayCorrected(obs.frame, obs.t, str(guess.read), str(bt.tile),
                               f"{bt.tile} was taken back at once: it was laid as read, {guess.read}, and is flagged"),
@@ -93,16 +89,16 @@ class Placing:
         # the newest first, so a take-back of the last play is seen before older tiles
         for bt in sorted(gone, key=lambda b: -b.frame):
             if bt.status == TileStatus.LOOSE:
-                del self.board[bt.tile]
-            elif bt.status == TileStatus.ILLEGAL or self._is_last_play(bt):
+                self.table.lift(bt.tile)
+            elif bt.status == TileStatus.ILLEGAL or is_last_play(bt, self.book.last_played()):
                 events.extend(self._take_back(bt, obs))
             elif bt.status == TileStatus.LEGAL and self.current is not None and \
                     (play := self.current.referee.take_back_entered_with_last(bt.tile)) is not None:
                 # two tiles first seen in one reading were entered in a guessed order, and the
                 # one taken back was entered first (a 14-4 taken back after an 11-3
                 # seen with it was "missing", and the 11-4 laid on its later place was flagged)
-                del self.board[bt.tile]
-                self._flag_views.pop(bt.tile, None)
+                self.table.lift(bt.tile)
+                self.table.drop_flag_view(bt.tile)
                 events.append(TileTakenBack(obs.frame, obs.t, str(bt.tile), play.player, True))
             elif not bt.missing:
                 bt.missing = True
@@ -114,7 +110,7 @@ class Placing:
     def _board_cleared(self, obs: Observation) -> list[TrackEvent]:
         """Every tile gone at once: the round's tiles were swept up."""
         n = sum(1 for bt in self.board.values() if bt.status != TileStatus.LOOSE)
-        self.board.clear()
+        self.table.clear()
         return [BoardCleared(obs.frame, obs.t, n, self.current is None)]
 
     def _place(self, found: list[tuple[Tile, TilePose, Observation]]) -> list[TrackEvent]:
@@ -138,10 +134,10 @@ class Placing:
         loose: list[str] = []
         if len(pending) > 1 and self.current is not None:
             pending = self._play_order(pending)
-        window_clusters = self._clusters(self.window)  # the window does not change while placing
+        window_clusters = clusters(self.window)  # the window does not change while placing
         while pending:
             # in that order, the first that lies against the board now
-            options = [(k, self._candidates(item[1])) for k, item in enumerate(pending)]
+            options = [(k, self.judge.candidates(item[1])) for k, item in enumerate(pending)]
             placeable = [(k, c) for k, c in options if c]
             k, cands = placeable[0] if placeable else options[0]
             item = pending.pop(k)
@@ -152,11 +148,11 @@ class Placing:
                 between = self._parent_from_closer_look(tile, pose, obs)
                 if between:
                     events.extend(between)
-                    cands = self._candidates(pose)
+                    cands = self.judge.candidates(pose)
             if not cands:
                 # nothing close enough: a legal place a little further off is still a play
                 # (the camera's corners are never exact); anything else is judged as it lies
-                wide = self._candidates(pose, reach=2.0)
+                wide = self.judge.candidates(pose, reach=2.0)
                 legal = [c for c in wide
                          if self.current is not None
                          and self.current.referee.judge(tile, c[1].tile, pose.pips[c[2].touching]).legal]
@@ -166,7 +162,7 @@ class Placing:
                     continue  # the tile it lies against may still be being read: wait for it
                 elif (hole := self._hole_before(tile, pose)) is not None:
                     events.extend(self._fill_hole(*hole, tile, obs))
-                    cands = self._candidates(pose)
+                    cands = self.judge.candidates(pose)
                 elif self._lies_on_board_tile(pose):
                     continue  # a second box on a tile already placed: tiles lying flat do not overlap
                 elif (reread := self._reread_from_closer_look(tile, pose, [], obs)) is not None:
@@ -177,23 +173,23 @@ class Placing:
                 else:
                     # touching nothing a tile could be laid against: set down beside the layout
                     # (or a reading of something that is not a tile), not a play to judge
-                    self.board[tile] = BoardTile(tile, pose, TileStatus.LOOSE, None, None, None, obs.frame)
+                    self.table.lay(BoardTile(tile, pose, TileStatus.LOOSE, None, None, None, obs.frame))
                     loose.append(str(tile))
                     continue
-            fixed = self._reread_flagged_parent(tile, pose, cands, obs)
+            fixed = self.flags.reread_flagged_parent(tile, pose, cands, obs, self.window)
             if fixed:
                 events.extend(fixed)
-                cands = self._candidates(pose) or cands
-            if self._let_flags_stand(cands[0][1] if cands else None, obs):
-                cands = self._candidates(pose) or cands  # before the checks that precede a flag
-            if not self._ruling(tile, pose, cands)[2].legal and \
+                cands = self.judge.candidates(pose) or cands
+            if self.flags.let_stand(cands[0][1] if cands else None, obs):
+                cands = self.judge.candidates(pose) or cands  # before the checks that precede a flag
+            if not self.judge.ruling(tile, pose, cands)[2].legal and \
                     (hole := self._hole_before(tile, pose)) is not None:
                 # it touches a tile it cannot go on, but lies a tile's length beyond an open end
                 # the one tile between would make it legal: that tile was missed, not the rules
                 events.extend(self._fill_hole(*hole, tile, obs))
-                cands = self._candidates(pose) or cands
-            if self._flag_unsure(tile, pose, cands):
-                self._want_fresh = True  # read the next frame afresh before flagging anyone
+                cands = self.judge.candidates(pose) or cands
+            if self.flags.unsure(tile, pose, cands, self.window):
+                self.runs.ask_fresh()  # read the next frame afresh before flagging anyone
                 continue
             reread = self._reread_from_closer_look(tile, pose, cands, obs)
             if reread is not None:
@@ -202,25 +198,27 @@ class Placing:
             closer = self._look_closer(tile, pose, cands, obs)
             if closer:
                 events.extend(closer)
-                cands = self._candidates(pose) or cands
+                cands = self.judge.candidates(pose) or cands
             misread = self._dense_end_misread(tile, pose, cands, obs)
             if misread is not None:
                 events.extend(misread[0])
                 tile, pose = misread[1], misread[2]
-                cands = self._candidates(pose) or cands
-            events.append(self._judge(tile, pose, obs, cands, hand=len(fresh) == 1))
+                cands = self.judge.candidates(pose) or cands
+            if len(fresh) == 1:
+                self._follow_hand(obs)  # (a play read with others at once came from no one hand)
+            events.append(self.plays.enter(tile, pose, obs, cands))
         # a tile set down apart earlier may now touch a tile laid since (a chickie read after
         # its toe): it was a play all along
         o = found[0][2]
         for bt in [b for b in self.board.values() if b.status == TileStatus.LOOSE and str(b.tile) not in loose]:
-            cands = self._candidates(bt.pose)
+            cands = self.judge.candidates(bt.pose)
             if cands:
-                del self.board[bt.tile]
-                events.append(self._judge(bt.tile, bt.pose, o, cands, hand=False))
+                self.table.lift(bt.tile)
+                events.append(self.plays.enter(bt.tile, bt.pose, o, cands))
         if loose:
             events.append(BoardDisturbed(o.frame, o.t, loose=loose))
-        if self._flag_views:
-            events.extend(self._rejudge_waiting_flags(o))
+        if self.table.flag_views:
+            events.extend(self.flags.rejudge_waiting(o, self.window))
         return events
 
     def _play_order(self, items: list[tuple[Tile, TilePose, Observation]]) -> list[tuple[Tile, TilePose, Observation]]:
@@ -237,7 +235,7 @@ class Placing:
             placed: dict[Tile, BoardTile] = {}
             faults = 0
             for tile, pose, obs in order:
-                cands = self._candidates(pose, extra=placed, referee=referee)
+                cands = self.judge.candidates(pose, extra=placed, referee=referee)
                 verdict = None
                 for score, bt, contact in cands:
                     if score > cands[0][0] + self.tuning.alternative_margin:
@@ -305,9 +303,9 @@ class Placing:
             mid = np.mean([p.centre for _, p, _ in fresh], axis=0)
             spinner_item = min(doubles, key=lambda it: np.hypot(*(it[1].centre - mid)))
         tile, pose, obs = spinner_item
-        round_index = self._round_index_for(tile)
+        round_index = self.book.round_index_for(tile)
         round_double = self.config.set_max - round_index
-        if self._told_round_double(tile) is not None and tile != Tile(round_double, round_double):
+        if self.book.told_round_double(tile) is not None and tile != Tile(round_double, round_double):
             # told which round this is, and the rules say it starts with that double: a spinner
             # read as another double (a 11-11 read as 9-9 on a crowded table), or laid alone and
             # read as a tile with one of its values, is misread, and following the misreading
@@ -315,16 +313,11 @@ class Placing:
             want = Tile(round_double, round_double)
             events.append(Notice(obs.frame, obs.t, f"the spinner was read as {tile}; this round starts with {want}, "
                                                    f"so it is taken as {want}"))
-            self._superseded.add((want, tile))
+            self.table.supersede(want, tile)
             tile, pose = want, TilePose(pose.corners, (round_double, round_double))
-        referee = Referee(self.config, tile, self.next_spinner_player)
-        self._played_legally = set()
-        self._dense_guesses = {}  # (a guess of the round before is no guess about this one's plays)
-        self.current = RoundBook(referee, round_index)
-        self.rounds.append(self.current)
-        self.hand_watch.new_round()
-        self.board = {t: bt for t, bt in self.board.items() if bt.status == TileStatus.LOOSE}
-        self.board[tile] = BoardTile(tile, pose, TileStatus.SPINNER, referee.spinner_player, None, None, obs.frame)
+        referee = self.book.begin_round(tile, round_index).referee
+        self.table.start_round()
+        self.table.lay(BoardTile(tile, pose, TileStatus.SPINNER, referee.spinner_player, None, None, obs.frame))
         events.append(RoundStarted(obs.frame, obs.t, str(tile), round_index, round_double, referee.first_player))
         if len(fresh) > 1:
             events.append(Notice(obs.frame, obs.t, f"joined a round in progress: {len(fresh)} tiles on the table; "
@@ -339,20 +332,4 @@ class Placing:
         if len(fresh) != 1 or self.board:
             return False
         tile = fresh[0][0]
-        return self._told_round_double(tile) in (tile.high, tile.low)
-
-    def _told_round_double(self, spinner: Tile) -> int | None:
-        """The double this round must start with, where the tracker was told the round and the
-        rules require it; None where a misread spinner cannot be told from another double."""
-        if self.next_round_index is None or self.rules.start_double != "required":
-            return None
-        return self.config.set_max - self._round_index_for(spinner)
-
-    def _round_index_for(self, spinner: Tile) -> int:
-        if self.next_round_index is not None:
-            idx = self.next_round_index
-        elif self.rules.start_double == "required":
-            idx = self.config.set_max - spinner.high
-        else:
-            idx = len(self.sheet.rounds)
-        return max(0, min(self.config.set_max, idx))
+        return self.book.told_round_double(tile) in (tile.high, tile.low)

@@ -39,13 +39,29 @@ Where the rules say a tile must be missing or misread (a play about to be flagge
 touching nothing), the tracker reads that place again on a small crop, which the recognizer
 sees at up to twice its size instead of three quarters (`_look_closer`).
 
-`Tracker` holds the state; each part of the work is a module of its own: frame intake
-(`intake`), observations matched to the board (`observing`), what they show changed (`changes`, a
-pure function), a decision's steps in their declared order (`corrections.STEPS`), board changes
-(`placing`) and plays judged (`judging`, with the seat a hand came from: `seats`), the reader's
-misreadings corrected (`misreads`, `loose`, `closer`), flags (`flags`), the hands and the score
-sheet (`hands`, `bookkeeping`), flagged plays told to event sinks (`evidence`: one saves their
-frames), and the tuning all of them read (`tuning.TrackerConfig`).
+`Tracker` is the orchestrator: it takes the frames, holds the window of observations and the
+still stretch, and hands the work to collaborators it builds, each an object with its own state
+and the dependencies it is given:
+
+* the board model (`table.TableModel`): the board tiles by identity with their `TileStatus`, and
+  what is remembered of each (other readings of its place, known misreadings, legal plays of the
+  round, flagged plays' views, the pictures kept), changed through its verbs (lay, lift, note a
+  reading of a place, supersede a reading, follow a knocked camera, ...);
+* the game book (`bookkeeping.GameBook`): the rounds, the score sheet, the hands (`hands`), what
+  people tell, the state and the record;
+* the judge (`judging.Judge`): where a reading could lie and what the rules say of it, changing
+  nothing; the play entry (`judging.PlayEntry`): a play entered as judged, or flagged;
+* the flag keeper (`flags.FlagKeeper`): flags raised, let stand, withdrawn and judged again, each
+  told to the event sinks (`evidence`: one saves their frames);
+* the recognizer's runs (`intake.RecognizerRuns`): read afresh, or let the last reading stand;
+* the closer looks' ledger (`closer.LookLedger`), and the seats hands come from (`seats`).
+
+A decision runs the steps of `corrections.STEPS` in their declared order, after change detection
+(`changes.detect_changes`, a pure function). The parts that need most of the orchestrator are
+mixed in: frame intake (`intake`, which drives a decision per frame) and the reader's corrections,
+which call one another and read the window as they go: observations matched to the board and new
+tiles voted (`observing`), tiles placed (`placing`), misreadings corrected (`misreads`, `loose`,
+`closer`). All of them read one tuning (`tuning.TrackerConfig`).
 """
 from __future__ import annotations
 
@@ -56,34 +72,32 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from engine import GameConfig, ScoreSheet, Tile
+from engine import GameConfig, HandTally, ScoreSheet, Tile
 
 from .board import BoardTile, Observation
-from .bookkeeping import Bookkeeping, RoundBook, TrackerState
-from .closer import CloserLooks, DenseGuess
+from .bookkeeping import GameBook, RoundBook, TrackerState
+from .closer import CloserLooks, LookLedger
 from .corrections import decide
 from .detector import Detector, RecognizerDetector
-from .events import TrackEvent
+from .events import RoundScored, TrackEvent
 from .evidence import EventSink, EvidenceFolder
-from .flags import Flags
-from .geometry import TilePose
-from .hands import HandWatch
-from .intake import FrameIntake
-from .judging import Judging
+from .flags import FlagKeeper
+from .intake import FrameIntake, RecognizerRuns
+from .judging import Judge, PlayEntry
 from .loose import LooseTiles
 from .misreads import Misreads
 from .motion import MotionGate
 from .observing import Observing
-from .pictures import Picture
 from .placing import Placing
 from .seats import Seats
+from .table import TableModel
 from .tuning import CLOSE_LOOK_PLACES, SECOND_READING_COST, TrackerConfig
 
 __all__ = ["CLOSE_LOOK_PLACES", "RecognizerDetector", "SECOND_READING_COST", "Tracker", "TrackerConfig", "TrackerState"]
 """The tracker, and the names long imported from here."""
 
 
-class Tracker(FrameIntake, Observing, LooseTiles, Misreads, CloserLooks, Placing, Judging, Flags, Bookkeeping):
+class Tracker(FrameIntake, Observing, LooseTiles, Misreads, CloserLooks, Placing):
     """Frames of one table in, `TrackEvent`s out; usable one frame at a time (`push`)."""
 
     def __init__(self, config: GameConfig, *, detector: Detector | None = None, gate: Any = None,
@@ -95,8 +109,6 @@ class Tracker(FrameIntake, Observing, LooseTiles, Misreads, CloserLooks, Placing
         self.config = config
         self.rules = config.rules
         self.detector = detector
-        self.next_spinner_player = spinner_player % config.players
-        self.next_round_index = round_index
         self.evidence_dir = Path(evidence_dir) if evidence_dir else None
         self.sinks: list[EventSink] = [EvidenceFolder(self.evidence_dir)] if self.evidence_dir else []
         """Told of each flagged play as it is made (`evidence.EventSink`); with `evidence_dir`, the
@@ -108,31 +120,23 @@ class Tracker(FrameIntake, Observing, LooseTiles, Misreads, CloserLooks, Placing
         self.window_size = self.tuning.window
         self.remove_window = max(self.tuning.remove_window, self.tuning.window)
         self.recheck_s = self.tuning.recheck_s
-        self.player_names = player_names
-        self.sheet = ScoreSheet(config.players, config.rules)
-        self.rounds: list[RoundBook] = []
-        self.current: RoundBook | None = None
-        self.board: dict[Tile, BoardTile] = {}
+        self.book = GameBook(config, spinner_player=spinner_player, round_index=round_index,
+                             player_names=player_names)
+        """The rounds, the score sheet and the hands (`GameBook`)."""
+        self.table = TableModel()
+        """The board tiles with their status and what the tracker remembers about each (`TableModel`)."""
+        self.judge = Judge(self.table, self.book, self.tuning)
+        """Where a tile read at a place would go and what the rules say of it (`Judge`)."""
+        self.flags = FlagKeeper(self.table, self.book, self.judge, self.sinks, config, self.tuning)
+        """Flagged plays raised, let stand, withdrawn and judged again (`FlagKeeper`)."""
+        self.plays = PlayEntry(self.table, self.book, self.judge, self.flags)
+        """Plays entered as the rules judge them (`PlayEntry`)."""
         self.window: list[Observation] = []
         self.settled = False
         self.frames = 0
-        self.frames_read = 0
-        self.frames_reused = 0
         self.last_read_t = -math.inf
-        self._fresh_read_at = -1
-        """Frame index of the last fresh run of the recognizer."""
-        self._last_poses: list[TilePose] | None = None
-        self._fresh_in_stretch = 0
-        self._doubt = False
-        self._want_fresh = False
-        """A play about to be flagged rests on one run of the recognizer: read the next frame afresh."""
-        self._flag_views: dict[Tile, tuple[np.ndarray, np.ndarray]] = {}
-        """For a play flagged for feeding elsewhere while a double waited: the frame it was
-        flagged on, and the map from today's picture coordinates to that frame's (the camera
-        may have been knocked since)."""
-        self._support: dict[Tile, set[int]] = {}
-        """Recognizer runs that read each tile found new (`_new_tiles`) as it is, since the board
-        last moved."""
+        self.runs = RecognizerRuns(self.tuning)
+        """The recognizer's runs: how many, the last one's tiles, and whether to read afresh next."""
         self._held: tuple[list[Observation], dict[Tile, set[int]]] | None = None
         """The window and support of the still stretch before the current motion, kept until the
         picture after it is known (see `push`)."""
@@ -140,52 +144,106 @@ class Tracker(FrameIntake, Observing, LooseTiles, Misreads, CloserLooks, Placing
         self._lost = False
         self._advised_px: float | None = None
         """The tiles' length when they were last found too small to read (`_advise_on_size`)."""
-        self._misreads: set[tuple[Tile, Tile]] = set()
-        """(board tile, reading) pairs: the board tile's place read steadily as the other tile while
-        it stayed in its place (kept as it was: the reader was sure of both)."""
-        self._place_reads: dict[tuple[Tile, int], dict[Tile, set[int]]] = {}
-        """For each board tile (and the frame it was laid at: a tile taken back and laid again, or
-        laid in a later round, starts afresh), the other tiles its place was read as since, with
-        the recognizer runs that read each."""
         self._explained: tuple[frozenset[Tile], frozenset[tuple[Tile, Tile]]] | None = None
         """The loose tiles and board tiles' other readings `_explain_loose` last tried (it tries
         each set once)."""
         self._pending: list[TrackEvent] = []
         """Corrections made while finding new tiles (`_board_tile_misread`), reported with them."""
-        self._superseded: set[tuple[Tile, Tile]] = set()
-        """(tile, reading) pairs: a tile flagged illegal on `reading` was read again as `tile` at
-        the same place and replaced."""
-        self._dense_guesses: dict[Tile, DenseGuess] = {}
-        """Plays taken as legal on a guessed misread dense end (`_dense_end_misread`), by the tile
-        entered: undone, and judged as read, if the tile is taken back before the next play."""
         self._reads_since_change = 0
         self._still = self.tuning.still_before_read
         self._size_misses = 0
         self._last_motion = -1
-        self._alternatives: dict[Tile, list[tuple[Tile, TilePose]]] = {}
-        self._looks: dict[tuple[int, int, int, tuple[int, ...]], list[list[TilePose]]] = {}
-        """Closer looks made (`_closer_looks`), by place, reach and the readings whose pictures they read."""
-        self._places_looked_at = 0
-        """Places around tiles touching nothing looked at closer since the last motion."""
-        self._looked_around: set[Tile] = set()
-        """New tiles touching nothing whose surroundings were looked at closer since the last
-        motion (`_parent_from_closer_look`): one look per tile per still stretch."""
+        self.looks = LookLedger(self.tuning)
+        """The closer looks of the still stretch: made once each, and a few places per stretch."""
         self.hand_seats = Seats(list(seats) if seats is not None else None)
         """The seats' directions and the hands seen coming in: who laid a play."""
-        self._settled_image: Picture | None = None
-        """The frame the board last settled on with every reading placed."""
-        self._played_legally: set[Tile] = set()
-        """Tiles accepted as legal plays this round (one taken back in error may come back)."""
-        self._before_motion: Picture | None = None
-        """`_settled_image` as it was when the last motion began: a tile laid in that motion
-        changed the picture at its place since (a tile missed at first and read only later
-        still differs from it)."""
-        self.hand_watch = HandWatch(config)
-        """The hands of the round in progress, counted from the plays and what people tell."""
         self._last_still: np.ndarray | None = None
-        self._still_before_motion: Picture | None = None
-        """The last still frame before the last motion began, whatever the reader made of it: the
-        table just before the hands that came in then (see `_laid_before_last`)."""
+
+    # what people tell, and what the tracker reports (the game's book keeps it)
+
+    def _now(self) -> tuple[int, float]:
+        """The frame and time of the latest frame, for what the table tells between frames."""
+        return self.frames, self.last_read_t if math.isfinite(self.last_read_t) else 0.0
+
+    def tell(self, action: str, player: int) -> list[TrackEvent]:
+        """What the table tells the tracker that the camera cannot see: "draw" (drew a tile and
+        plays on), "pass" (drew if there was a tile to draw, and passed) or "announce" (called the
+        last tile). Returns what follows from it (a last tile, a blocked round)."""
+        return self.book.tell(action, player, *self._now())
+
+    def note_pass(self, player: int | None = None) -> bool:
+        """A player drew and passed (the camera cannot see it): move the turn on."""
+        return self.book.note_pass(player)
+
+    def note_draw(self, player: int) -> list[TrackEvent]:
+        """A player drew a tile and kept playing (the camera cannot see it): their hand grows."""
+        return self.book.note_draw(player, *self._now())
+
+    def announce(self, player: int) -> list[TrackEvent]:
+        """A player called their last tile (`GameBook.announce`)."""
+        return self.book.announce(player, *self._now())
+
+    def hand_tally(self) -> HandTally | None:
+        """Each hand's size in the round in progress (`GameBook.hand_tally`)."""
+        return self.book.hand_tally()
+
+    def end_round(self, *, hand_totals: Sequence[int] | None = None,
+                  hands: Sequence[Sequence[Tile]] | None = None, t: float | None = None) -> RoundScored:
+        """Score the round in progress (`GameBook.end_round`) and clear the board for the next."""
+        scored = self.book.end_round(hand_totals=hand_totals, hands=hands, frame=self.frames,
+                                     t=self.last_read_t if t is None else t)
+        self.table.clear()
+        self.window.clear()
+        self.settled = False
+        self.gate.reset() if hasattr(self.gate, "reset") else None
+        return scored
+
+    @staticmethod
+    def hand_from_recognition(rec: Any) -> list[Tile]:
+        """The tiles of one hand photo (`vision.recognize` result) for `end_round(hands=...)`."""
+        return [Tile(*t.pips) for t in rec.tiles if t.pips is not None]
+
+    @property
+    def state(self) -> TrackerState:
+        """What the tracker believes now: everything a live view needs to draw."""
+        return self.book.state(self.board.values(), settled=self.settled, frames=self.frames,
+                               frames_read=self.frames_read, frames_reused=self.frames_reused, size=self.size)
+
+    def record(self) -> dict[str, Any]:
+        """The game so far in the engine's game-record format (`GameBook.record`)."""
+        return self.book.record()
+
+    @property
+    def current(self) -> RoundBook | None:
+        """The round in progress (`GameBook.current`)."""
+        return self.book.current
+
+    @property
+    def sheet(self) -> ScoreSheet:
+        return self.book.sheet
+
+    @property
+    def frames_read(self) -> int:
+        """Frames the recognizer ran on (`RecognizerRuns.read`)."""
+        return self.runs.read
+
+    @property
+    def frames_reused(self) -> int:
+        """Still frames that took the last reading again (`RecognizerRuns.reused`)."""
+        return self.runs.reused
+
+    @property
+    def board(self) -> dict[Tile, BoardTile]:
+        """The tiles on the board by value (`TableModel.tiles`): read it; change it through `table`."""
+        return self.table.tiles
+
+    def seat_of_hand(self, before: int) -> int | None:
+        """The seat the last hand before frame `before` came from, if seats are known."""
+        return self.hand_seats.seat_of_hand(before, self._picture_size())
+
+    def _picture_size(self) -> tuple[float, float]:
+        """The picture's size (width, height): the frames', or the motion gate's before the first."""
+        return self.size if self.size is not None else getattr(self.gate, "picture_size", (1.0, 1.0))
 
     @property
     def seats(self) -> list[float] | None:
