@@ -14,6 +14,7 @@ from typing import Any
 
 import cv2
 import numpy as np
+from skimage.metrics import structural_similarity
 
 from engine import Tile
 
@@ -115,19 +116,23 @@ def tile_patch(image: np.ndarray, pose: TilePose, config: PictureConfig) -> np.n
 
 
 def picture_similarity(ref: np.ndarray, cur: np.ndarray) -> tuple[float, float]:
-    """(correlation, relative change of mean brightness) between two tile pictures."""
-    a = ref - ref.mean()
-    b = cur - cur.mean()
-    ncc = float((a * b).sum() / np.sqrt((a * a).sum() * (b * b).sum() + 1e-6))
-    return ncc, float(abs(ref.mean() - cur.mean()) / (ref.mean() + 1.0))
+    """(structural similarity, relative change of mean brightness) between two tile pictures.
+
+    Structural similarity (scikit-image's, 7x7 windows) rather than one correlation over the whole
+    picture: a well-kept measure made for "do these two pictures show the same", and on every
+    place comparison of the tracked rendered rounds it gave the verdicts the correlation gave
+    (`scripts/place_similarity_study.py`). It barely weighs a change of brightness, so that is
+    asked apart."""
+    similarity = float(structural_similarity(ref, cur, data_range=255.0))
+    return similarity, float(abs(ref.mean() - cur.mean()) / (ref.mean() + 1.0))
 
 
 def same_picture(ref: np.ndarray, cur: np.ndarray, config: PictureConfig) -> bool:
     """Whether two `tile_patch` pictures show the same: the whole box alike, or its inside alike
     (a tile laid against the tile changes only the box's rim)."""
     for a, b in zip(ref, cur):
-        ncc, bright = picture_similarity(a, b)
-        if ncc >= config.same_picture and bright <= config.same_brightness:
+        similarity, bright = picture_similarity(a, b)
+        if similarity >= config.same_picture and bright <= config.same_brightness:
             return True
     return False
 

@@ -90,10 +90,13 @@ class PictureConfig:
     strip of what lies beside its tile (boxes are a few pixels off, edges blurred), and a tile laid
     against it there (a toe against a double's side) changed the whole box's picture enough that a
     double the reader then lost was taken for gone: a fresh double-15 round lost a 15-15 with
-    its toes and the plays after them (whole box 0.67 alike across the toe's laying, its inside 0.90)."""
+    its toes and the plays after them (whole box 0.67 alike across the toe's laying, its inside 0.90,
+    measured by correlation)."""
     same_picture: float = 0.75
-    """Least correlation between a tile's settled picture and its place now for the tile to
-    count as still lying there."""
+    """Least structural similarity between a tile's settled picture and its place now for the tile
+    to count as still lying there. On every place the tracked rendered rounds compared, places
+    whose tile had gone measured at most 0.54 and places whose tile stayed at least 0.94
+    (`scripts/place_similarity_study.py`)."""
     same_brightness: float = 0.25
     """Largest relative change of the place's mean brightness for the same."""
 
