@@ -5,6 +5,8 @@ take-back, any other tile gone a disturbed board.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from engine import Tile
@@ -15,6 +17,9 @@ from .observing import clusters
 from .closer import DenseGuess
 from .events import BoardCleared, BoardDisturbed, Notice, PlayCorrected, RoundStarted, TileTakenBack, TrackEvent
 from .geometry import TilePose
+
+Options = list[tuple[float, BoardTile, Any]]
+"""Board tiles a new tile may lie against, best first (`Judge.candidates`)."""
 
 
 class Placing:
@@ -114,6 +119,10 @@ class Placing:
         return [BoardCleared(obs.frame, obs.t, n, self.current is None)]
 
     def _place(self, found: list[tuple[Tile, TilePose, Observation]]) -> list[TrackEvent]:
+        """Tiles found new or moved, placed: a moved tile disturbs the board; new tiles start the
+        round (no board yet) or are placed one at a time, each the first in play order that lies
+        against the board now, judged once the reader's likely misses and misreads around it
+        are corrected; tiles touching nothing are set apart."""
         events: list[TrackEvent] = []
         moved = [(t, p, o) for t, p, o in found if t in self.board]
         fresh: list[tuple[Tile, TilePose, Observation]] = []
@@ -131,85 +140,115 @@ class Placing:
         # the tile seen first goes first, unless another order is one the rules accept better
         # (a toe read late, after the tile played beyond the finished chickie: toe first)
         pending = sorted(fresh, key=lambda item: item[2].frame)
-        loose: list[str] = []
         if len(pending) > 1 and self.current is not None:
             pending = self._play_order(pending)
         window_clusters = clusters(self.window)  # the window does not change while placing
+        loose: list[str] = []
         while pending:
-            # in that order, the first that lies against the board now
-            options = [(k, self.judge.candidates(item[1])) for k, item in enumerate(pending)]
-            placeable = [(k, c) for k, c in options if c]
-            k, cands = placeable[0] if placeable else options[0]
-            item = pending.pop(k)
-            tile, pose, obs = item
+            tile, pose, obs, cands = self._next_to_place(pending)
             if tile in self.board:
                 continue  # played a moment ago, found on a closer look while judging another tile
             if not cands:
-                between = self._parent_from_closer_look(tile, pose, obs)
-                if between:
-                    events.extend(between)
-                    cands = self.judge.candidates(pose)
-            if not cands:
-                # nothing close enough: a legal place a little further off is still a play
-                # (the camera's corners are never exact); anything else is judged as it lies
-                wide = self.judge.candidates(pose, reach=2.0)
-                legal = [c for c in wide
-                         if self.current is not None
-                         and self.current.referee.judge(tile, c[1].tile, pose.pips[c[2].touching]).legal]
-                if legal:
-                    cands = legal[:1]
-                elif self._undecided_near(pose, window_clusters):
-                    continue  # the tile it lies against may still be being read: wait for it
-                elif (hole := self._hole_before(tile, pose)) is not None:
-                    events.extend(self._fill_hole(*hole, tile, obs))
-                    cands = self.judge.candidates(pose)
-                elif self._lies_on_board_tile(pose):
-                    continue  # a second box on a tile already placed: tiles lying flat do not overlap
-                elif (reread := self._reread_from_closer_look(tile, pose, [], obs)) is not None:
-                    # read closer, it is another tile, and one the rules accept where it lies (a
-                    # 0-0 laid across an arm's end, read 2-0, touched nothing a 2-0 could go on)
-                    note, tile, pose, cands = reread
-                    events.append(note)
-                else:
-                    # touching nothing a tile could be laid against: set down beside the layout
-                    # (or a reading of something that is not a tile), not a play to judge
-                    self.table.lay(BoardTile(tile, pose, TileStatus.LOOSE, None, None, None, obs.frame))
-                    loose.append(str(tile))
+                placed = self._place_touching_nothing(tile, pose, obs, window_clusters, events, loose)
+                if placed is None:
                     continue
-            fixed = self.flags.reread_flagged_parent(tile, pose, cands, obs, self.window)
-            if fixed:
-                events.extend(fixed)
-                cands = self.judge.candidates(pose) or cands
-            if self.flags.let_stand(cands[0][1] if cands else None, obs):
-                cands = self.judge.candidates(pose) or cands  # before the checks that precede a flag
-            if not self.judge.ruling(tile, pose, cands)[2].legal and \
-                    (hole := self._hole_before(tile, pose)) is not None:
-                # it touches a tile it cannot go on, but lies a tile's length beyond an open end
-                # the one tile between would make it legal: that tile was missed, not the rules
-                events.extend(self._fill_hole(*hole, tile, obs))
-                cands = self.judge.candidates(pose) or cands
-            if self.flags.unsure(tile, pose, cands, self.window):
-                self.runs.ask_fresh()  # read the next frame afresh before flagging anyone
-                continue
-            reread = self._reread_from_closer_look(tile, pose, cands, obs)
-            if reread is not None:
-                note, tile, pose, cands = reread
-                events.append(note)
-            closer = self._look_closer(tile, pose, cands, obs)
-            if closer:
-                events.extend(closer)
-                cands = self.judge.candidates(pose) or cands
-            misread = self._dense_end_misread(tile, pose, cands, obs)
-            if misread is not None:
-                events.extend(misread[0])
-                tile, pose = misread[1], misread[2]
-                cands = self.judge.candidates(pose) or cands
-            if len(fresh) == 1:
-                self._follow_hand(obs)  # (a play read with others at once came from no one hand)
-            events.append(self.plays.enter(tile, pose, obs, cands))
-        # a tile set down apart earlier may now touch a tile laid since (a chickie read after
-        # its toe): it was a play all along
-        o = found[0][2]
+                tile, pose, cands = placed
+            self._enter_checked(tile, pose, obs, cands, events, alone=len(fresh) == 1)
+        events.extend(self._after_placing(found[0][2], loose))
+        return events
+
+    def _next_to_place(self, pending: list[tuple[Tile, TilePose, Observation]]) \
+            -> tuple[Tile, TilePose, Observation, Options]:
+        """Take from `pending`, in its order, the first tile that lies against the board now (or
+        the first, when none does), with the board tiles it may lie against."""
+        options = [(k, self.judge.candidates(item[1])) for k, item in enumerate(pending)]
+        placeable = [(k, c) for k, c in options if c]
+        k, cands = placeable[0] if placeable else options[0]
+        tile, pose, obs = pending.pop(k)
+        return tile, pose, obs, cands
+
+    def _place_touching_nothing(self, tile: Tile, pose: TilePose, obs: Observation, window_clusters: list[list[tuple[int, TilePose]]],
+                                events: list[TrackEvent], loose: list[str]) -> tuple[Tile, TilePose, Options] | None:
+        """A new tile touching no board tile it could lie against: the tile it lies on found on a
+        closer look, a legal place a little further off (the camera's corners are never exact),
+        a missed tile between it and an open end, or a closer reading as another tile; else it
+        waits (a neighbour still being read, or a second box on a placed tile) or is set apart
+        beside the layout. Returns what to judge, or None (events and `loose` told what was done)."""
+        between = self._parent_from_closer_look(tile, pose, obs)
+        if between:
+            events.extend(between)
+            cands = self.judge.candidates(pose)
+            if cands:
+                return tile, pose, cands
+        wide = self.judge.candidates(pose, reach=2.0)
+        legal = [c for c in wide
+                 if self.current is not None
+                 and self.current.referee.judge(tile, c[1].tile, pose.pips[c[2].touching]).legal]
+        if legal:
+            return tile, pose, legal[:1]
+        if self._undecided_near(pose, window_clusters):
+            return None  # the tile it lies against may still be being read: wait for it
+        if (hole := self._hole_before(tile, pose)) is not None:
+            events.extend(self._fill_hole(*hole, tile, obs))
+            return tile, pose, self.judge.candidates(pose)
+        if self._lies_on_board_tile(pose):
+            return None  # a second box on a tile already placed: tiles lying flat do not overlap
+        if (reread := self._reread_from_closer_look(tile, pose, [], obs)) is not None:
+            # read closer, it is another tile, and one the rules accept where it lies (a 0-0 laid
+            # across an arm's end, read 2-0, touched nothing a 2-0 could go on)
+            note, tile, pose, cands = reread
+            events.append(note)
+            return tile, pose, cands
+        # touching nothing a tile could be laid against: set down beside the layout (or a reading
+        # of something that is not a tile), not a play to judge
+        self.table.lay(BoardTile(tile, pose, TileStatus.LOOSE, None, None, None, obs.frame))
+        loose.append(str(tile))
+        return None
+
+    def _enter_checked(self, tile: Tile, pose: TilePose, obs: Observation, cands: Options,
+                       events: list[TrackEvent], alone: bool) -> None:
+        """Enter the play of `tile` once what would wrongly flag it is ruled out: a flagged parent
+        read again, a flag the table let stand, a missed tile between it and an open end, a reading
+        resting on one run of the recognizer (the next frame is read afresh first, and the play
+        waits), a closer reading of it, a closer look where the rules say something is missing, a
+        misread dense end. `alone`: the only tile found, so the hand that laid it is followed."""
+        fixed = self.flags.reread_flagged_parent(tile, pose, cands, obs, self.window)
+        if fixed:
+            events.extend(fixed)
+            cands = self.judge.candidates(pose) or cands
+        if self.flags.let_stand(cands[0][1] if cands else None, obs):
+            cands = self.judge.candidates(pose) or cands  # before the checks that precede a flag
+        if not self.judge.ruling(tile, pose, cands)[2].legal and \
+                (hole := self._hole_before(tile, pose)) is not None:
+            # it touches a tile it cannot go on, but lies a tile's length beyond an open end the
+            # one tile between would make it legal: that tile was missed, not the rules
+            events.extend(self._fill_hole(*hole, tile, obs))
+            cands = self.judge.candidates(pose) or cands
+        if self.flags.unsure(tile, pose, cands, self.window):
+            self.runs.ask_fresh()  # read the next frame afresh before flagging anyone
+            return
+        reread = self._reread_from_closer_look(tile, pose, cands, obs)
+        if reread is not None:
+            note, tile, pose, cands = reread
+            events.append(note)
+        closer = self._look_closer(tile, pose, cands, obs)
+        if closer:
+            events.extend(closer)
+            cands = self.judge.candidates(pose) or cands
+        misread = self._dense_end_misread(tile, pose, cands, obs)
+        if misread is not None:
+            events.extend(misread[0])
+            tile, pose = misread[1], misread[2]
+            cands = self.judge.candidates(pose) or cands
+        if alone:
+            self._follow_hand(obs)  # (a play read with others at once came from no one hand)
+        events.append(self.plays.enter(tile, pose, obs, cands))
+
+    def _after_placing(self, o: Observation, loose: list[str]) -> list[TrackEvent]:
+        """A tile set apart earlier may now touch a tile laid since (a chickie read after its toe):
+        it was a play all along. Tiles set apart now are reported, and flags raised while a double
+        waited are judged again."""
+        events: list[TrackEvent] = []
         for bt in [b for b in self.board.values() if b.status == TileStatus.LOOSE and str(b.tile) not in loose]:
             cands = self.judge.candidates(bt.pose)
             if cands:
