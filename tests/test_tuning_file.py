@@ -227,3 +227,24 @@ def test_a_face_judgment_in_the_file_changes_what_the_recognizer_reads(tmp_path)
 
     assert read(Recognizer()) == [(0, 0), (0, 1), (0, 5), (3, 3)]
     assert read(Recognizer(config=tuning.recognizer)) == [(0, 5), (3, 3)]
+
+
+@pytest.mark.skipif(not (REPO / "models" / "half_reader.onnx").exists(), reason="no committed models")
+def test_the_set_s_rules_in_the_file_change_what_the_recognizer_reads(tmp_path):
+    """`corrections.set_evidence` at 1 takes the smallest set the sure faces fit, however few; and
+    `corrections.max_cost` at 0 leaves no second reading plausible."""
+    import cv2
+
+    from lab.synth.scene import render_hand
+    from vision.recognize import Recognizer
+
+    scene = render_hand(np.random.default_rng(15), (640, 480), set_max=6, n=4)
+    photo = cv2.imencode(".png", scene.image)[1].tobytes()
+    sure = read_tuning_file(_file(tmp_path, {"recognizer": {"corrections": {"set_evidence": 1.0}}}))
+    strict = read_tuning_file(_file(tmp_path, {"recognizer": {"corrections": {"max_cost": 0}}}, "strict.json"))
+    plain = Recognizer().recognize(photo)
+
+    assert plain.set_max == 12  # four tiles are too few to rule out the larger sets
+    assert Recognizer(config=sure.recognizer).recognize(photo).set_max == 6
+    assert any(t.second_readings for t in plain.tiles)
+    assert not any(t.second_readings for t in Recognizer(config=strict.recognizer).recognize(photo).tiles)
