@@ -7,10 +7,11 @@ from typing import Any, ClassVar
 from ..config_values import Wording, check_values, from_plain, to_plain
 from ..correct import SURE_READING
 from ..halfreader import SMALL_TILE_PX
+from .colour_config import ColourConfig
 from .correction_config import CorrectionConfig
 from .wording import RecognizerConfigError, recognizer_wording
 
-__all__ = ["CorrectionConfig", "FaceConfig", "RecognizerConfig", "RecognizerConfigError"]
+__all__ = ["ColourConfig", "CorrectionConfig", "FaceConfig", "RecognizerConfig", "RecognizerConfigError"]
 
 
 @dataclass(frozen=True)
@@ -142,6 +143,8 @@ class RecognizerConfig:
     corrections: CorrectionConfig = field(default_factory=CorrectionConfig)
     """How the set's rules correct what was read: which set is in play, which boxes are no tile of
     their own, which second readings are plausible (`CorrectionConfig`)."""
+    colours: ColourConfig = field(default_factory=ColourConfig)
+    """How ends read alike but coloured apart are moved off their value (`ColourConfig`)."""
 
     def __post_init__(self) -> None:
         """Values of the wrong kind are refused where they are given: a threshold given as text

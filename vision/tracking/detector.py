@@ -35,10 +35,13 @@ class RecognizerDetector:
 
     def _anchors(self) -> dict[str, Any]:
         """`colour_anchors` for the recognizer, where there are any (a stand-in recognizer in a
-        test need not know the argument)."""
+        test need not know the argument, nor have a configuration: the colours then agree by the
+        default `ColourConfig`)."""
         from vision.colour_check import agreed_colours
+        from vision.recognition.colour_config import ColourConfig
 
-        anchors = [(v, c) for v, cs in self.colours.items() for c in agreed_colours(cs)]
+        tuned = getattr(getattr(self.recognizer, "config", None), "colours", None) or ColourConfig()
+        anchors = [(v, c) for v, cs in self.colours.items() for c in agreed_colours(cs, config=tuned)]
         return {"colour_anchors": anchors} if anchors else {}
 
     def __call__(self, frame: np.ndarray) -> list[Any]:
