@@ -46,6 +46,19 @@ def test_clean_detections_give_back_the_true_layout(seed: int) -> None:
     assert audit.violations == ()
 
 
+def test_a_contact_looser_than_the_audit_s_match_cost_joins_no_tiles() -> None:
+    """With `match_cost` below every contact's cost (and the disagreeing ends' limit with it), no
+    two tiles are joined, so no layout is read at all."""
+    from vision.table_audit import AuditConfig
+
+    plan = plan_table(np.random.default_rng(0), plant_kind=None)
+    det = detections_from_plan(plan, np.random.default_rng(0), CLEAN)
+    rules = HouseRules.from_dict(plan.meta["rules"])
+    strict = AuditConfig.from_dict({"match_cost": -1.0, "mismatch_touch": -1.0})
+    assert audit_detections(det.tiles, det.face_down, plan.set_max, rules, None).reading.status == "ok"
+    assert audit_detections(det.tiles, det.face_down, plan.set_max, rules, None, strict).reading.status == "no_layout"
+
+
 def test_jittered_detections_give_back_the_true_layout() -> None:
     true = found = correct = spinners = 0
     for seed in range(10):

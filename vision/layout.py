@@ -215,10 +215,9 @@ def read_layout(tiles: Sequence[TileDetection], face_down: Sequence[TileDetectio
     # tiles also lies alongside its neighbours in the row, which no tile in an arm does
     row = in_row(board.frames)
     cands = [c for c in contacts(board.frames, np.arange(n_real), board.pips) if not (row[c.u] and row[c.v])]
-    kept, forest = link(cands, n_real, board.pips, notes=notes, extra=extra)
+    kept, forest = link(cands, n_real, board.pips, notes=notes, extra=extra, config=config)
     next_id = max(t.id for t in list(tiles) + list(face_down) + broken) + 1
-    reading.gaps = bridge(board, forest, all_corners, next_id, kept, notes, extra, rules.spinner_arms,
-                          config.near_layout)
+    reading.gaps = bridge(board, forest, all_corners, next_id, kept, notes, extra, rules.spinner_arms, config)
     for g in reading.gaps:
         reading.pips[g.id] = g.pips
         reading.corners[g.id] = g.corners

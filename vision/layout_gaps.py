@@ -33,6 +33,7 @@ from .layout_geometry import (
     to_local,
 )
 from .layout_links import Forest, Link, link, links_from_table
+from .table_audit import AuditConfig
 
 GAP_TOUCH = 0.22
 """A tile inferred in a gap must touch its far neighbour at least this well (half the
@@ -206,8 +207,8 @@ def in_row(frames: Frames) -> np.ndarray:
 
 
 def bridge(board: Board, forest: Forest, obstacles: np.ndarray, next_id: int,
-           kept: list[Link], notes: list[str], extra: list[tuple[int, int]], spinner_arms: int = 4,
-           near_reach: float = 0.6) -> list[Gap]:
+           kept: list[Link], notes: list[str], extra: list[tuple[int, int]], spinner_arms: int,
+           config: AuditConfig) -> list[Gap]:
     """Infer tiles the detector missed where the layout plainly continues past a hole.
 
     Each round finds the best single tile that would touch a free end (or a double) on
@@ -226,7 +227,7 @@ def bridge(board: Board, forest: Forest, obstacles: np.ndarray, next_id: int,
         # strays are mostly lone) only where, left out, one missed detection would make a
         # violation or hide one: one tile beyond the empty slot of a short double (reported
         # unfinished) or beyond a missed arm or toe of a full one (one too many, hidden), or
-        # one tile beyond a free end while lying within `near_reach` of a group (reported as
+        # one tile beyond a free end while lying within `config.near_layout` of a group (reported as
         # lying apart from the layout); it must lie squarely, and an ordinary tile (not a
         # double, which would open a chickie the picture cannot vouch for) fills the hole
         big = size >= 2
@@ -246,7 +247,7 @@ def bridge(board: Board, forest: Forest, obstacles: np.ndarray, next_id: int,
         reach = (2.0 * R + 1.5) * np.maximum(frames.width[:, None], frames.width[None])
         lone_near = lone.copy()
         if lone.any():
-            lone_near[lone] = closest_gap(frames, np.nonzero(lone)[0], np.nonzero(big)[0], near_reach) <= near_reach
+            lone_near[lone] = closest_gap(frames, np.nonzero(lone)[0], np.nonzero(big)[0], config.near_layout) <= config.near_layout
         pair_ok = ((big[:, None] & big[None, :]) | ((short | (doubles & big))[:, None] & lone[None, :])
                    | (big[:, None] & lone_near[None, :]))
         other = (comp[:, None] != comp[None]) & (d < reach) & pair_ok
@@ -323,7 +324,7 @@ def bridge(board: Board, forest: Forest, obstacles: np.ndarray, next_id: int,
         sel = (ia == row) | (ib == row)
         cands = links_from_table(contact_table(f, f, ia[sel], ib[sel]), board.pips, R,
                                   np.arange(len(f)), np.arange(len(f)))
-        more, _ = link(cands, len(f), board.pips, forest, notes, extra)
+        more, _ = link(cands, len(f), board.pips, forest, notes, extra, config=config)
         kept.extend(more)
     return gaps
 

@@ -14,16 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .layout_geometry import MIN_FACING, OVERLAP, TOUCH, Frames, angle_class, contact_table, near_pairs
-
-MISMATCH_TOUCH = 0.22
-"""A contact whose ends disagree is believed only this close (tile widths): a proven
-violation needs tiles that plainly touch, not two that merely lie near each other."""
-MATCH_COST = 0.52
-"""Worst contact (gap plus misfit, tile widths) still taken when the ends agree."""
-MISMATCH_RANK = 0.3
-"""Rank penalty for disagreeing ends: with two candidates, the matching one wins."""
-AMBIGUOUS_MARGIN = 0.08
-"""Two readings closer than this in cost are reported as ambiguous."""
+from .table_audit import AuditConfig
 
 
 @dataclass
@@ -140,14 +131,17 @@ def _fix_half(link: Link, pips: np.ndarray) -> Link:
     return link
 
 
-def _rank(link: Link, pips: np.ndarray) -> float:
+def _rank(link: Link, pips: np.ndarray, config: AuditConfig) -> float:
     match = _value(pips, link.u, link.uh) == _value(pips, link.v, link.vh)
-    return link.cost + (0.0 if match else MISMATCH_RANK)
+    return link.cost + (0.0 if match else config.mismatch_rank)
 
 
 def link(candidates: list[Link], n: int, pips: np.ndarray, forest: Forest | None = None,
-         notes: list[str] | None = None, extra: list[tuple[int, int]] | None = None) -> tuple[list[Link], Forest]:
-    """Keep the contacts that make a forest, best first (see the module docstring)."""
+         notes: list[str] | None = None, extra: list[tuple[int, int]] | None = None, *,
+         config: AuditConfig) -> tuple[list[Link], Forest]:
+    """Keep the contacts that make a forest, best first (see the module docstring); how near and how
+    much better a contact must be come from `config` (`match_cost`, `mismatch_touch`,
+    `mismatch_rank`, `ambiguous_margin`)."""
     doubles = pips[:, 0] == pips[:, 1]
     forest = forest or Forest(n, doubles)
     best: dict[tuple[int, int], Link] = {}
@@ -155,19 +149,19 @@ def link(candidates: list[Link], n: int, pips: np.ndarray, forest: Forest | None
         _fix_half(c, pips)
         key = (min(c.u, c.v), max(c.u, c.v))
         old = best.get(key)
-        if old is None or _rank(c, pips) < _rank(old, pips):
+        if old is None or _rank(c, pips, config) < _rank(old, pips, config):
             best[key] = c
-    ordered = sorted(best.values(), key=lambda c: _rank(c, pips))
+    ordered = sorted(best.values(), key=lambda c: _rank(c, pips, config))
     kept: list[Link] = []
     claims: dict[tuple[int, int], Link] = {}
     for c in ordered:
         match = _value(pips, c.u, c.uh) == _value(pips, c.v, c.vh)
-        if c.cost > (MATCH_COST if match else MISMATCH_TOUCH):
+        if c.cost > (config.match_cost if match else config.mismatch_touch):
             continue
         if not (forest.free(c.u, c.uh) and forest.free(c.v, c.vh)):
             if notes is not None and match and c.cost < 0.15:
                 holder = claims.get((c.u, c.uh)) or claims.get((c.v, c.vh))
-                if holder is not None and abs(_rank(holder, pips) - _rank(c, pips)) < AMBIGUOUS_MARGIN:
+                if holder is not None and abs(_rank(holder, pips, config) - _rank(c, pips, config)) < config.ambiguous_margin:
                     notes.append(f"tiles {c.u} and {c.v} could also be joined instead of "
                                  f"{holder.u} and {holder.v}; the closer contact was taken")
             continue

@@ -62,6 +62,15 @@ class AuditConfig:
     tables: pips and shadows keep a real tile from scoring 1; `layout_pixels.slot_looks_occupied`)."""
     min_contrast: float = 12.0
     """Lab distance between tile and table colours below which the look at an empty slot is inconclusive."""
+    match_cost: float = 0.52
+    """Worst contact (gap plus misfit, tile widths) still taken when the ends agree (`layout_links.link`)."""
+    mismatch_touch: float = 0.22
+    """A contact whose ends disagree is believed only this close (tile widths): a proven
+    violation needs tiles that plainly touch, not two that merely lie near each other."""
+    mismatch_rank: float = 0.3
+    """Rank penalty for disagreeing ends: with two candidates, the matching one wins."""
+    ambiguous_margin: float = 0.08
+    """Two contacts closer than this in rank, one taken over the other, are reported as ambiguous."""
 
     def __post_init__(self) -> None:
         check_values(self, self.WORDING)
