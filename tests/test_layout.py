@@ -121,6 +121,20 @@ def test_missed_tile_in_an_arm_is_reported_as_a_gap() -> None:
     assert score.correct_edges == score.true_edges
 
 
+@pytest.mark.parametrize("setting", [{"max_gaps": 0}, {"gap_touch": -1.0}, {"touch": -1.0}])
+def test_the_audit_s_gap_settings_decide_whether_a_missed_tile_is_inferred(setting) -> None:
+    """No gap may be inferred at `max_gaps` 0, nor one fitting no better than `gap_touch` below 0,
+    nor one at `touch` below 0, where no tile lies close enough to another to touch it."""
+    from vision.table_audit import AuditConfig
+
+    plan = plan_table(np.random.default_rng(4), set_max=12, plant_kind=None, max_tiles=40)
+    det, _ = _drop_inner_tile(plan)
+    rules = HouseRules.from_dict(plan.meta["rules"])
+    assert audit_detections(det.tiles, det.face_down, plan.set_max, rules, None).reading.gaps
+    config = AuditConfig.from_dict(setting)
+    assert not audit_detections(det.tiles, det.face_down, plan.set_max, rules, None, config).reading.gaps
+
+
 def test_missed_spinner_is_inferred_from_its_arms() -> None:
     plan = plan_table(np.random.default_rng(9), set_max=12, plant_kind=None, max_tiles=30)
     det = detections_from_plan(plan, np.random.default_rng(0), JITTER)

@@ -214,7 +214,7 @@ def read_layout(tiles: Sequence[TileDetection], face_down: Sequence[TileDetectio
     # a hand laid out in two rows touches end to end across the rows, but each of those
     # tiles also lies alongside its neighbours in the row, which no tile in an arm does
     row = in_row(board.frames)
-    cands = [c for c in contacts(board.frames, np.arange(n_real), board.pips) if not (row[c.u] and row[c.v])]
+    cands = [c for c in contacts(board.frames, np.arange(n_real), board.pips, config) if not (row[c.u] and row[c.v])]
     kept, forest = link(cands, n_real, board.pips, notes=notes, extra=extra, config=config)
     next_id = max(t.id for t in list(tiles) + list(face_down) + broken) + 1
     reading.gaps = bridge(board, forest, all_corners, next_id, kept, notes, extra, rules.spinner_arms, config)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .layout_geometry import MIN_FACING, OVERLAP, TOUCH, Frames, angle_class, contact_table, near_pairs
+from .layout_geometry import Frames, angle_class, contact_table, near_pairs
 from .table_audit import AuditConfig
 
 
@@ -38,7 +38,7 @@ class Link:
 
 
 def links_from_table(tab, pips: np.ndarray, ratio: float, toucher_ids: np.ndarray,
-                     touched_ids: np.ndarray) -> list[Link]:
+                     touched_ids: np.ndarray, config: AuditConfig) -> list[Link]:
     """Turn contact tests into candidate links, with a cost that says how well each fits
     one of the ways tiles are really laid:
 
@@ -48,7 +48,7 @@ def links_from_table(tab, pips: np.ndarray, ratio: float, toucher_ids: np.ndarra
     - diagonal: a 45-degree toe, only at a double's corner."""
     if len(tab.toucher) == 0:
         return []
-    ok = (tab.dist <= TOUCH) & (tab.dist >= -OVERLAP) & (tab.facing >= MIN_FACING)
+    ok = (tab.dist <= config.touch) & (tab.dist >= -config.overlap) & (tab.facing >= config.min_facing)
     ks, es = np.nonzero(ok)
     if len(ks) == 0:
         return []
@@ -77,13 +77,13 @@ def links_from_table(tab, pips: np.ndarray, ratio: float, toucher_ids: np.ndarra
                                                     cost.tolist(), kind.tolist(), s.tolist(), alt.tolist())]
 
 
-def contacts(frames: Frames, ids: np.ndarray, pips: np.ndarray) -> list[Link]:
+def contacts(frames: Frames, ids: np.ndarray, pips: np.ndarray, config: AuditConfig) -> list[Link]:
     """Every plausible contact among the face-up tiles, the cheapest per pair of tiles.
 
     `ids[k]` is the row in `pips` (and in the caller's arrays) of frame k."""
     ia, ib = near_pairs(frames, frames, same=True)
     tab = contact_table(frames, frames, ia, ib)
-    return links_from_table(tab, pips, frames.ratio, ids, ids)
+    return links_from_table(tab, pips, frames.ratio, ids, ids, config)
 
 
 # ---------------------------------------------------------------------------- the forest

@@ -62,6 +62,22 @@ class AuditConfig:
     tables: pips and shadows keep a real tile from scoring 1; `layout_pixels.slot_looks_occupied`)."""
     min_contrast: float = 12.0
     """Lab distance between tile and table colours below which the look at an empty slot is inconclusive."""
+    touch: float = 0.55
+    """Largest gap (tile widths) still read as a contact: people leave a few millimetres."""
+    overlap: float = 0.3
+    """Deepest an end may sit inside another tile and still be a contact (detector jitter)."""
+    min_facing: float = 0.3
+    """Least cosine between an end's outward direction and the way to the touched tile's centre
+    for a contact (`layout_links.links_from_table`)."""
+    gap_touch: float = 0.22
+    """A tile inferred in a gap must touch its far neighbour at least this well (half the
+    leftover gap plus misfit, tile widths; `layout_gaps.bridge`)."""
+    max_gaps: int = 8
+    """Tiles the detector missed that one photo's layout may have inferred, at most (`layout_gaps.bridge`)."""
+    short_double_bonus: float = 0.3
+    """Rank bonus (tile widths) for an inferred tile that fills a double's empty arm or toe."""
+    stray_copy_penalty: float = 0.1
+    """Rank penalty for an inferred tile that reads as a stray tile lying apart (see `layout_gaps.bridge`)."""
     match_cost: float = 0.52
     """Worst contact (gap plus misfit, tile widths) still taken when the ends agree (`layout_links.link`)."""
     mismatch_touch: float = 0.22
