@@ -11,7 +11,8 @@ beside two green 13s read at 0.99).
 
 The rule only moves ends the half reader itself finds plausible as another value
 (`ColourConfig.alt_prob`), only where the colours are far apart (`apart`, `apart_angle`), and only
-where one choice of which group keeps the value is clearly likelier than the others (`margin`). Ends read by counting dots
+where one choice of which group keeps the value is clearly likelier than the others (`margin`).
+Ends read by counting dots
 (large tiles) are never moved: they anchor their value's colour.
 """
 from __future__ import annotations
@@ -41,7 +42,8 @@ def pip_colours(crops: list[np.ndarray], config: ColourConfig) -> np.ndarray:
     straightened crops (`vision.rectify`): an (N, 2, 2) array, NaN for an end where nothing stands
     out from the face. The face is the end's median colour; its pips are the pixels at least half
     as far from it as the farthest (the 99th percentile); the rows taken leave out the divider and
-    the crop's margin; NaN where that is less than `config.min_contrast`. Every other row and column is enough: a crop is a small tile enlarged.
+    the crop's margin; NaN where that is less than `config.min_contrast`. Every other row and
+    column is enough: a crop is a small tile enlarged.
     (All crops at once: one crop at a time cost 0.4 ms an end, a table frame's 60 ends 25 ms.)"""
     if not crops:
         return np.zeros((0, 2, 2), np.float32)

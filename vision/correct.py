@@ -184,7 +184,8 @@ def overlapping_boxes_kept(tiles: list[TileDetection], readings: list[TileReadin
     trusted = [r.bar for i, r in enumerate(readings) if not conflicts[i]]
     thick = [b[1] for b in trusted if b is not None]
     ref = float(np.median(thick)) if len(thick) >= 2 and len(thick) > len(trusted) / 2 else None
-    weight = [t.confidence + (config.bar_weight if ref is not None and r.bar is not None and r.bar[1] >= 0.5 * ref else 0.0)
+    bonus = config.bar_weight
+    weight = [t.confidence + (bonus if ref is not None and r.bar is not None and r.bar[1] >= 0.5 * ref else 0.0)
               for t, r in zip(tiles, readings)]
     keep = set(range(n))
     seen: set[int] = set()
@@ -290,8 +291,9 @@ def settle_values(readings: list[TileReading], set_max: int, threshold: float, c
                   corrected: bool = True, config: CorrectionConfig = CorrectionConfig()) -> SetRuling:
     """The values the set's rules give `readings`: no value above `set_max` (`capped`), and each
     tile once (`corrected`: a duplicate resolved by the cheapest second reading, at most
-    `CorrectionConfig.max_duplicate_fixes` of them, none dearer than its `max_cost`; an identity no cheap second reading resolves is reported once,
-    with how many times it was read, and the others are still looked at).
+    `CorrectionConfig.max_duplicate_fixes` of them, none dearer than its `max_cost`; an identity
+    no cheap second reading resolves is reported once, with how many times it was read, and the
+    others are still looked at).
 
     A second reading is only taken when a dot near the threshold makes it plausible; two
     confident identical readings are reported (two sets mixed, or a real misread) rather

@@ -237,7 +237,8 @@ def bridge(board: Board, forest: Forest, obstacles: np.ndarray, next_id: int,
         reach = (2.0 * R + 1.5) * np.maximum(frames.width[:, None], frames.width[None])
         lone_near = lone.copy()
         if lone.any():
-            lone_near[lone] = closest_gap(frames, np.nonzero(lone)[0], np.nonzero(big)[0], config.near_layout) <= config.near_layout
+            near = config.near_layout
+            lone_near[lone] = closest_gap(frames, np.nonzero(lone)[0], np.nonzero(big)[0], near) <= near
         pair_ok = ((big[:, None] & big[None, :]) | ((short | (doubles & big))[:, None] & lone[None, :])
                    | (big[:, None] & lone_near[None, :]))
         other = (comp[:, None] != comp[None]) & (d < reach) & pair_ok

@@ -161,7 +161,8 @@ def link(candidates: list[Link], n: int, pips: np.ndarray, forest: Forest | None
         if not (forest.free(c.u, c.uh) and forest.free(c.v, c.vh)):
             if notes is not None and match and c.cost < 0.15:
                 holder = claims.get((c.u, c.uh)) or claims.get((c.v, c.vh))
-                if holder is not None and abs(_rank(holder, pips, config) - _rank(c, pips, config)) < config.ambiguous_margin:
+                margin = abs(_rank(holder, pips, config) - _rank(c, pips, config)) if holder is not None else None
+                if margin is not None and margin < config.ambiguous_margin:
                     notes.append(f"tiles {c.u} and {c.v} could also be joined instead of "
                                  f"{holder.u} and {holder.v}; the closer contact was taken")
             continue

@@ -34,9 +34,11 @@ class CorrectionConfig:
     shared_share: float = 0.5
     """Share of a box's dots another box must count too for it to be a phantom (`correct.drop_boxes_sharing_dots`)."""
     overlap: float = 0.35
-    """Share of the smaller box two real tiles lying flat never cover of each other (`correct.drop_overlapping_boxes`)."""
+    """Share of the smaller box two real tiles lying flat never cover of each other
+    (`correct.drop_overlapping_boxes`)."""
     touch: float = 0.05
-    """Share of the smaller box above which a neighbour counts towards a box's cover (`correct.drop_overlapping_boxes`)."""
+    """Share of the smaller box above which a neighbour counts towards a box's cover
+    (`correct.drop_overlapping_boxes`)."""
     covered: float = 0.8
     """Share of a box that other boxes must cover for it to be a possible phantom (`correct.drop_overlapping_boxes`)."""
     bar_weight: float = 0.5
