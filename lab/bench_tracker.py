@@ -106,7 +106,8 @@ def run_tracker_bench(recognizer: Any, reference: Callable[[], float], config: T
         renderer = SequenceRenderer(plan)
         pics = [renderer.frame(f.index) for f in plan.frames]
         render_s += time.perf_counter() - t0
-        tracker = make_tracker(plan, RecognizerDetector(recognizer, plan.set_max), None, tuning=config.tuning)
+        tracker = make_tracker(plan, RecognizerDetector(recognizer, plan.set_max, config.tuning.detector), None,
+                               tuning=config.tuning)
         costs: list[float] = []
         events: list[tuple[int, Any]] = []
 

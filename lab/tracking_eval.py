@@ -95,7 +95,8 @@ def run_model(plan: SequencePlan, recognizer: Any, evidence_dir: str | None = No
     """Track a plan's rendered frames with the real recognizer and motion gate. Rendering is
     not timed; `frames` may hold the pictures already rendered."""
     renderer = None if frames is not None else SequenceRenderer(plan)
-    tracker = make_tracker(plan, RecognizerDetector(recognizer, plan.set_max), None, evidence_dir, tuning=tuning)
+    tracker = make_tracker(plan, RecognizerDetector(recognizer, plan.set_max, (tuning or TrackerConfig()).detector),
+                           None, evidence_dir, tuning=tuning)
     events: list[TrackEvent] = []
     spent = 0.0
     for f in plan.frames:

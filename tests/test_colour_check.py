@@ -10,9 +10,10 @@ import pytest
 
 from engine import Tile
 
-from vision.colour_check import ALT_PROB, agreed_colours, colour_checked
+from vision.colour_check import agreed_colours, colour_checked
 from vision.halfreader import CLASSES, ClassifiedHalf
 from vision.pipreader import HalfReading, TileReading
+from vision.recognition.colour_config import ColourConfig
 from vision.rectify import CROP_L, CROP_W
 from vision.types import COLOUR_NOTE
 
@@ -70,6 +71,18 @@ def test_ends_read_as_one_value_in_two_colours_take_their_next_value_where_the_o
     assert out[2].halves[1].probs[13] == 0.0  # the colour says it is not a 13
 
 
+def test_an_end_moves_only_to_a_value_as_plausible_as_the_configuration_asks():
+    """The same ends that move at the default `alt_prob` stay where the recognizer's configuration
+    asks more of their next value than the reader gives it (0.2)."""
+    from vision.recognition.config import RecognizerConfig
+
+    crops, readings = _table(0.99, 0.75, 0.2)
+    strict = RecognizerConfig.from_dict({"colours": {"alt_prob": 0.5}}).colours
+    assert colour_checked(readings, crops, 15)[1] == 3
+    out, moved, _ = colour_checked(readings, crops, 15, config=strict)
+    assert moved == 0 and [r.pips for r in out] == [r.pips for r in readings]
+
+
 def test_ends_of_one_colour_are_not_moved_whatever_the_reader_is_unsure_of():
     """A plain set: every value's pips one colour, so colour says nothing."""
     crops = [_crop(None, WHITE) for _ in range(5)]
@@ -79,7 +92,7 @@ def test_ends_of_one_colour_are_not_moved_whatever_the_reader_is_unsure_of():
 
 
 def test_an_end_the_reader_finds_no_other_value_plausible_for_is_not_moved():
-    crops, readings = _table(0.99, 0.95, ALT_PROB / 2)
+    crops, readings = _table(0.99, 0.95, ColourConfig().alt_prob / 2)
     out, moved, _ = colour_checked(readings, crops, 15)
     assert moved == 0
 
@@ -135,10 +148,12 @@ def test_a_colour_read_sure_in_an_earlier_picture_of_the_set_stands_for_its_valu
     assert moved == 3 and [r.pips for r in out] == [(0, 15)] * 3
 
 
-def _frame_of_brown_15s_beside_green_13s(big_reader: bool = False):
+def _frame_of_brown_15s_beside_green_13s(big_reader: bool = False, colours: dict | None = None):
     """A still frame of a rendered round (double-15, 45-px tiles on a black face, the
     15 drawn as three rows of five brown pips, the 13 as green ones): the whole frame as the
-    recognizer reads it (with the general half reader unless `big_reader`), and where each tile lies."""
+    recognizer reads it (with the general half reader unless `big_reader`, and the colour check
+    tuned by `colours`), and where each tile lies."""
+    from vision.recognition.config import RecognizerConfig
     from lab.synth.sequence import SequenceRenderer, plan_sequence, sequence_rng
     from vision.imageio import LoadedImage
     from vision.recognize import Recognizer
@@ -146,7 +161,7 @@ def _frame_of_brown_15s_beside_green_13s(big_reader: bool = False):
     plan = plan_sequence(sequence_rng(0, 11), (1280, 720), 15)
     frame = plan.frames[700]
     img = SequenceRenderer(plan).frame(700)
-    recognizer = Recognizer()
+    recognizer = Recognizer(config=RecognizerConfig.from_dict({"colours": colours or {}}))
     if not big_reader:
         recognizer.big_halves = None
     rec = recognizer.recognize_loaded(LoadedImage(img, 1.0, 1280, 720, "frame"), 15)
@@ -170,6 +185,13 @@ def test_a_frame_of_brown_15s_read_as_13s_beside_green_13s_is_read_again_by_colo
         if name != "15-5":  # (its 15 the half reader reads 15 itself)
             assert t.recoloured and any(COLOUR_NOTE in n for n in t.notes), (name, t.notes)
     assert not any(t.recoloured for name, t in read.items() if "15" not in name.split("-"))
+
+
+def test_colours_the_recognizer_is_configured_to_take_for_one_value_move_no_end():
+    """With `colours.apart` beyond any two colours' distance, the brown and green ends are one
+    colour to the check, and the brown 15s stay read as 13s."""
+    truth, read = _frame_of_brown_15s_beside_green_13s(colours={"apart": 1000.0})
+    assert not any(t.recoloured for t in read.values())
 
 
 @pytest.mark.skipif(not (MODELS / "half_reader_big.onnx").exists(), reason="no committed big-set half reader")

@@ -46,6 +46,19 @@ def test_clean_detections_give_back_the_true_layout(seed: int) -> None:
     assert audit.violations == ()
 
 
+def test_a_contact_looser_than_the_audit_s_match_cost_joins_no_tiles() -> None:
+    """With `match_cost` below every contact's cost (and the disagreeing ends' limit with it), no
+    two tiles are joined, so no layout is read at all."""
+    from vision.table_audit import AuditConfig
+
+    plan = plan_table(np.random.default_rng(0), plant_kind=None)
+    det = detections_from_plan(plan, np.random.default_rng(0), CLEAN)
+    rules = HouseRules.from_dict(plan.meta["rules"])
+    strict = AuditConfig.from_dict({"match_cost": -1.0, "mismatch_touch": -1.0})
+    assert audit_detections(det.tiles, det.face_down, plan.set_max, rules, None).reading.status == "ok"
+    assert audit_detections(det.tiles, det.face_down, plan.set_max, rules, None, strict).reading.status == "no_layout"
+
+
 def test_jittered_detections_give_back_the_true_layout() -> None:
     true = found = correct = spinners = 0
     for seed in range(10):
@@ -108,6 +121,20 @@ def test_missed_tile_in_an_arm_is_reported_as_a_gap() -> None:
     assert score.correct_edges == score.true_edges
 
 
+@pytest.mark.parametrize("setting", [{"max_gaps": 0}, {"gap_touch": -1.0}, {"touch": -1.0}])
+def test_the_audit_s_gap_settings_decide_whether_a_missed_tile_is_inferred(setting) -> None:
+    """No gap may be inferred at `max_gaps` 0, nor one fitting no better than `gap_touch` below 0,
+    nor one at `touch` below 0, where no tile lies close enough to another to touch it."""
+    from vision.table_audit import AuditConfig
+
+    plan = plan_table(np.random.default_rng(4), set_max=12, plant_kind=None, max_tiles=40)
+    det, _ = _drop_inner_tile(plan)
+    rules = HouseRules.from_dict(plan.meta["rules"])
+    assert audit_detections(det.tiles, det.face_down, plan.set_max, rules, None).reading.gaps
+    config = AuditConfig.from_dict(setting)
+    assert not audit_detections(det.tiles, det.face_down, plan.set_max, rules, None, config).reading.gaps
+
+
 def test_missed_spinner_is_inferred_from_its_arms() -> None:
     plan = plan_table(np.random.default_rng(9), set_max=12, plant_kind=None, max_tiles=30)
     det = detections_from_plan(plan, np.random.default_rng(0), JITTER)
@@ -153,6 +180,26 @@ def test_heap_of_tiles_gets_a_clear_report() -> None:
     reading = read_layout(tiles, [], 6)
     assert reading.status == "heap"
     assert "piled" in reading.message
+
+
+def test_how_deep_tiles_must_reach_into_each_other_to_be_a_heap_is_the_audit_s_setting() -> None:
+    from vision.table_audit import AuditConfig
+
+    rng = np.random.default_rng(0)
+    tiles = [_tile(i, (200 + rng.uniform(-25, 25), 200 + rng.uniform(-25, 25)), rng.uniform(0, 360),
+                   (int(rng.integers(0, 7)), int(rng.integers(0, 7)))) for i in range(12)]
+    deep = AuditConfig.from_dict({"heap_depth": 10.0})  # no pair reaches ten tile widths in
+    assert audit_detections(tiles, [], 6).reading.status == "heap"
+    assert audit_detections(tiles, [], 6, config=deep).reading.status != "heap"
+
+
+def test_an_unknown_or_ill_typed_audit_setting_is_refused() -> None:
+    from vision.table_audit import AuditConfig, AuditConfigError
+
+    with pytest.raises(AuditConfigError, match="unknown audit setting heap_dept"):
+        AuditConfig.from_dict({"heap_dept": 1.0})
+    with pytest.raises(AuditConfigError, match="tile_like must be a number"):
+        AuditConfig.from_dict({"tile_like": "most"})
 
 
 def test_hand_with_no_layout_gets_a_clear_report() -> None:
@@ -319,6 +366,23 @@ def test_second_look_withdraws_a_verdict_caused_by_a_missed_tile() -> None:
     assert any("could not be read" in w for w in looked.warnings)
 
 
+def test_a_slot_must_look_as_tile_like_as_the_audit_s_setting_to_withdraw_a_verdict() -> None:
+    """With `tile_like` above 1 no slot looks like a tile, so the verdict the missed tile caused stays."""
+    from lab.synth.table import render_table
+    from vision.layout_pixels import second_look
+    from vision.table_audit import AuditConfig
+
+    scene = render_table(np.random.default_rng(5001), (1280, 960), 12, plant_kind=None)
+    victim = _structural_leaf(scene)
+    rules = HouseRules.from_dict(scene.meta["rules"])
+    up = [TileDetection(t.id, t.corners, 1.0, False, t.pips, 1.0) for t in scene.tiles
+          if not t.face_down and t.id != victim]
+    down = [TileDetection(t.id, t.corners, 1.0, True) for t in scene.tiles if t.face_down]
+    audit = audit_detections(up, down, 12, rules)
+    assert second_look(scene.image, 1.0, audit).violations == ()
+    assert second_look(scene.image, 1.0, audit, AuditConfig.from_dict({"tile_like": 1.01})).violations
+
+
 def test_the_second_look_leaves_the_audit_it_was_given_unchanged() -> None:
     from lab.synth.table import render_table
     from vision.layout_pixels import second_look
@@ -367,8 +431,8 @@ def _leaf_beyond_a_hole(plan, on_spinner: bool = False, near: bool = True):
     with the arm tile missed, that leaf would look laid apart from the layout. With
     `on_spinner`, the arm tile is laid on the spinner itself; with `near` False, the leaf
     lies farther than that from every other layout tile."""
-    from vision.layout import NEAR_LAYOUT
     from vision.layout_geometry import closest_gap, estimate_ratio, make_frames
+    from vision.table_audit import AuditConfig
 
     lay = plan.layout
     labels = {lab.id: lab for lab in plan.labels()}
@@ -389,7 +453,7 @@ def _leaf_beyond_a_hole(plan, on_spinner: bool = False, near: bool = True):
             continue
         leaf = kids[t][0]
         others = [row[x] for x in order if x not in (t, leaf)]
-        if (closest_gap(frames, np.array([row[leaf]]), np.array(others))[0] <= NEAR_LAYOUT) == near:
+        if (closest_gap(frames, np.array([row[leaf]]), np.array(others))[0] <= AuditConfig().near_layout) == near:
             return t, leaf
     return None
 

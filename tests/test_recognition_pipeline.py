@@ -199,7 +199,7 @@ def test_faces_the_colour_check_moves_are_marked_recoloured_with_the_value_first
     from vision.recognition import colours
 
     moved = _read_as(_boxes(1), (5, 3)).reading
-    monkeypatch.setattr(colours, "colour_checked", lambda readings, crops, set_max, anchors:
+    monkeypatch.setattr(colours, "colour_checked", lambda readings, crops, set_max, anchors, config:
                         ([moved[0], readings[1]], 1, [(3, "grey")]))
     ctx = _context()
     cands = colours.check_colours(_read_as(_boxes(2), (6, 3), (2, 2)), ctx)

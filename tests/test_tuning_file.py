@@ -227,3 +227,88 @@ def test_a_face_judgment_in_the_file_changes_what_the_recognizer_reads(tmp_path)
 
     assert read(Recognizer()) == [(0, 0), (0, 1), (0, 5), (3, 3)]
     assert read(Recognizer(config=tuning.recognizer)) == [(0, 5), (3, 3)]
+
+
+@pytest.mark.skipif(not (REPO / "models" / "half_reader.onnx").exists(), reason="no committed models")
+def test_the_set_s_rules_in_the_file_change_what_the_recognizer_reads(tmp_path):
+    """`corrections.set_evidence` at 1 takes the smallest set the sure faces fit, however few; and
+    `corrections.max_cost` at 0 leaves no second reading plausible."""
+    import cv2
+
+    from lab.synth.scene import render_hand
+    from vision.recognize import Recognizer
+
+    scene = render_hand(np.random.default_rng(15), (640, 480), set_max=6, n=4)
+    photo = cv2.imencode(".png", scene.image)[1].tobytes()
+    sure = read_tuning_file(_file(tmp_path, {"recognizer": {"corrections": {"set_evidence": 1.0}}}))
+    strict = read_tuning_file(_file(tmp_path, {"recognizer": {"corrections": {"max_cost": 0}}}, "strict.json"))
+    plain = Recognizer().recognize(photo)
+
+    assert plain.set_max == 12  # four tiles are too few to rule out the larger sets
+    assert Recognizer(config=sure.recognizer).recognize(photo).set_max == 6
+    assert any(t.second_readings for t in plain.tiles)
+    assert not any(t.second_readings for t in Recognizer(config=strict.recognizer).recognize(photo).tiles)
+
+
+def test_the_detector_part_tunes_the_detector_the_bench_builds(tmp_path, monkeypatch):
+    """`tracker.detector.tiles_for_size` at 2 lets a frame of two tiles teach the detector their size."""
+    import lab.synth.sequence
+    import lab.tracking_eval
+    from vision.tracking.detector import RecognizerDetector
+
+    built = []
+
+    class NoPictures:
+        def __init__(self, plan):
+            pass
+
+        def frame(self, i):
+            return None
+
+    class Built(Exception):
+        pass
+
+    def make_tracker(plan, detector, *args, **kwargs):
+        built.append(detector)
+        raise Built
+
+    class TwoTiles:  # a stand-in recognizer that reads two tiles in any frame
+        def recognize_loaded(self, *args, **kwargs):
+            tile = type("Tile", (), {"corners": np.array([[0, 0], [100, 0], [100, 50], [0, 50]], float)})
+            return type("Read", (), {"tiles": [tile(), tile()]})
+
+    monkeypatch.setattr(lab.synth.sequence, "SequenceRenderer", NoPictures)
+    monkeypatch.setattr(lab.tracking_eval, "make_tracker", make_tracker)
+    args = _args("bench", "--tracker-rounds", "1",
+                 "--config", _file(tmp_path, {"tracker": {"detector": {"tiles_for_size": 2}}}))
+    with pytest.raises(Built):
+        args.func(args)
+    tuned, plain = built[0], RecognizerDetector(TwoTiles(), 6)
+    tuned.recognizer = TwoTiles()
+    frame = np.zeros((120, 160, 3), np.uint8)
+    tuned(frame)
+    plain(frame)
+    assert plain.tile_px is None  # five tiles by default before their size is trusted
+    assert tuned.tile_px is not None
+
+
+def test_the_hands_a_tracker_remembers_are_tuned_by_the_file(tmp_path):
+    """`tracker.kept_hands` bounds the hands remembered within one stretch of motion."""
+    from engine import GameConfig, HouseRules
+    from vision.tracking import Tracker
+    from vision.tracking.motion import MotionReading
+
+    class HandsComingIn:  # a stand-in gate: every frame moves, a hand coming in at the left edge
+        def update(self, frame):
+            return MotionReading(True, True, 0.5, 0.5, entry=(0.0, 0.5))
+
+    def hands_kept(tuning: TrackerConfig) -> int:
+        tracker = Tracker(GameConfig(2, 6, HouseRules()), detector=lambda frame: [], gate=HandsComingIn(),
+                          tuning=tuning)
+        for _ in range(30):
+            tracker.push("frame")
+        return len(tracker.hand_seats.entries)
+
+    tuning = read_tuning_file(_file(tmp_path, {"tracker": {"kept_hands": 3}}))
+    assert hands_kept(TrackerConfig()) == 20
+    assert hands_kept(tuning.tracker) == 3

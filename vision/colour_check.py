@@ -10,8 +10,9 @@ contradicts another; the colour does (in a rendered double-15 round, its brown 1
 beside two green 13s read at 0.99).
 
 The rule only moves ends the half reader itself finds plausible as another value
-(`ALT_PROB`), only where the colours are far apart (`APART`), and only where one choice of which
-group keeps the value is clearly likelier than the others (`MARGIN`). Ends read by counting dots
+(`ColourConfig.alt_prob`), only where the colours are far apart (`apart`, `apart_angle`), and only
+where one choice of which group keeps the value is clearly likelier than the others (`margin`).
+Ends read by counting dots
 (large tiles) are never moved: they anchor their value's colour.
 """
 from __future__ import annotations
@@ -23,33 +24,8 @@ import cv2
 import numpy as np
 
 from .halfreader import ClassifiedHalf
+from .recognition.colour_config import ColourConfig
 from .rectify import CROP_L, CROP_W
-
-APART = 12.0
-APART_ANGLE = 30.0
-"""Two ends' pip colours (Lab's a and b, the pips' less the face's) are apart, not one value's
-colour, where they lie at least `APART` from each other and turned at least `APART_ANGLE` degrees
-from each other about the face's colour. The turn is needed because a small pip blends with the
-face, and by more or less from tile to tile: its colour lies on the line from the face's towards
-its own, nearer or farther. On 4,452 pairs of ends of one value on hand-free frames of the
-colour-coded rounds among 72 rendered ones (seeds 40-42), 2.0 % lie 12 apart, 0.18 % both 12 apart and turned 30
-degrees; of pairs of different values, 87 % and 73 %. That round's 13 and 15 lie 22 apart and 60
-degrees; another round's dark 13, 14 and 15 on a green face within 6 (left alone). Lightness is left
-out: the table's light falls unevenly, and on real photos shrunk to 25-px tiles the pixels
-farthest from a white face were as often glare as dark pips (a 3 and a 3, both black, measured 33
-apart in lightness alone)."""
-ALT_PROB = 0.05
-"""The least probability the half reader must give an end's new value for the end to be moved."""
-MARGIN = 3.0
-"""Log-likelihood (nats) by which the chosen split must beat every other before anything moves."""
-MIN_CONTRAST = 10.0
-"""An end whose pips differ from its face by less than this (Lab) has no colour to go by."""
-PASSES = 3
-"""Rounds over the values read (see `colour_checked`)."""
-ANCHOR_SURE = 0.95
-"""How sure of an end the half reader must be for the end's colour to stand for its value in later
-pictures of the same set (`colour_checked`'s `anchors`; ends counted by their dots always do)."""
-
 
 @dataclass
 class _End:
@@ -61,12 +37,13 @@ class _End:
     """The half reader's probabilities where the end was read by it; None: read by its dots."""
 
 
-def pip_colours(crops: list[np.ndarray]) -> np.ndarray:
+def pip_colours(crops: list[np.ndarray], config: ColourConfig) -> np.ndarray:
     """Each crop's two ends' pip colours as (a, b) away from the end's face colour, from
     straightened crops (`vision.rectify`): an (N, 2, 2) array, NaN for an end where nothing stands
     out from the face. The face is the end's median colour; its pips are the pixels at least half
     as far from it as the farthest (the 99th percentile); the rows taken leave out the divider and
-    the crop's margin. Every other row and column is enough: a crop is a small tile enlarged.
+    the crop's margin; NaN where that is less than `config.min_contrast`. Every other row and
+    column is enough: a crop is a small tile enlarged.
     (All crops at once: one crop at a time cost 0.4 ms an end, a table frame's 60 ends 25 ms.)"""
     if not crops:
         return np.zeros((0, 2, 2), np.float32)
@@ -83,34 +60,35 @@ def pip_colours(crops: list[np.ndarray]) -> np.ndarray:
     pips = dist >= 0.5 * far[:, :, None]
     mean = (px * pips[..., None]).sum(axis=2) / np.maximum(pips.sum(axis=2), 1)[..., None]
     out = (mean - face)[:, :, 1:]
-    out[far < MIN_CONTRAST] = np.nan
+    out[far < config.min_contrast] = np.nan
     return out
 
 
-def _apart(u: np.ndarray, v: np.ndarray) -> bool:
-    """Whether two ends' pip colours are not one value's (see `APART_ANGLE`)."""
-    if float(np.linalg.norm(u - v)) < APART:
+def _apart(u: np.ndarray, v: np.ndarray, config: ColourConfig) -> bool:
+    """Whether two ends' pip colours are not one value's (see `ColourConfig.apart_angle`)."""
+    if float(np.linalg.norm(u - v)) < config.apart:
         return False
     cos = float(np.dot(u, v)) / max(float(np.linalg.norm(u) * np.linalg.norm(v)), 1e-9)
-    return cos <= float(np.cos(np.radians(APART_ANGLE)))
+    return cos <= float(np.cos(np.radians(config.apart_angle)))
 
 
-def _linked(items: Sequence[Any], colour_of: Callable[[Any], np.ndarray]) -> list[list[Any]]:
+def _linked(items: Sequence[Any], colour_of: Callable[[Any], np.ndarray], config: ColourConfig) -> list[list[Any]]:
     """`items` joined where their colours are not apart (`_apart`; single linkage)."""
     groups: list[list[Any]] = []
     for item in items:
-        near = [g for g in groups if any(not _apart(colour_of(item), colour_of(o)) for o in g)]
+        near = [g for g in groups if any(not _apart(colour_of(item), colour_of(o), config) for o in g)]
         groups = [g for g in groups if not any(g is n for n in near)] + [[item] + [o for g in near for o in g]]
     return groups
 
 
-def agreed_colours(colours: Sequence[np.ndarray], share: float = 2 / 3) -> list[np.ndarray]:
+def agreed_colours(colours: Sequence[np.ndarray], share: float = 2 / 3,
+                   config: ColourConfig = ColourConfig()) -> list[np.ndarray]:
     """Of one value's colours read sure in earlier pictures, those of the colour most of them
     share (at least `share` of them); none where they disagree. Why: a misread can be sure too
     (a brown 15 read 13 at 0.95 now and then among the green 13s at 0.99), and one
     such colour kept beside the value's own made every group of that value's ends hold an end
     that is never moved, so nothing was moved any more."""
-    best = max(_linked(colours, lambda c: c), key=len, default=[])
+    best = max(_linked(colours, lambda c: c, config), key=len, default=[])
     return best if len(best) >= share * len(colours) else []
 
 
@@ -118,7 +96,8 @@ def _log(p: float) -> float:
     return float(np.log(max(p, 1e-6)))
 
 
-def _move_to(group: list[_End], value: int, by_value: dict[int, list[_End]], set_max: int) -> tuple[int, float] | None:
+def _move_to(group: list[_End], value: int, by_value: dict[int, list[_End]], set_max: int,
+             config: ColourConfig) -> tuple[int, float] | None:
     """The value a group of ends read `value` would take instead, and its log-likelihood: the one
     the half reader finds likeliest over the group among those each end finds plausible and whose
     ends elsewhere in this picture share the group's colour. None where no such value exists or an
@@ -127,13 +106,13 @@ def _move_to(group: list[_End], value: int, by_value: dict[int, list[_End]], set
         return None
     best = None
     for alt in range(1, min(set_max, len(group[0].probs) - 1) + 1):  # ends with pips are not blank
-        if alt == value or any(float(e.probs[alt]) < ALT_PROB for e in group):
+        if alt == value or any(float(e.probs[alt]) < config.alt_prob for e in group):
             continue
         # (ends of earlier pictures do not bar a value: one misread there, sure, kept its colour for
         # the value and barred the value's true ends from it in every later frame: brown 15s,
         # barred by a purple end read 15 at 0.95, stayed 13s beside the green 13s)
         others = [o for o in by_value.get(alt, []) if o.tile >= 0 and not any(o is e for e in group)]
-        if any(all(_apart(o.colour, e.colour) for e in group) for o in others):
+        if any(all(_apart(o.colour, e.colour, config) for e in group) for o in others):
             continue
         score = sum(_log(float(e.probs[alt])) for e in group)
         if best is None or score > best[1]:
@@ -146,13 +125,13 @@ def _keep(group: list[_End], value: int) -> float:
 
 
 def colour_checked(readings: list[Any], crops: list[np.ndarray], set_max: int | None,
-                   anchors: Sequence[tuple[int, np.ndarray]] = ()
+                   anchors: Sequence[tuple[int, np.ndarray]] = (), config: ColourConfig = ColourConfig()
                    ) -> tuple[list[Any], int, list[tuple[int, np.ndarray]]]:
     """`readings` (parallel to `crops`) with ends moved off a value whose ends show two or more
     pip colours, how many ends were moved, and the (value, colour) of the ends read sure
-    (`ANCHOR_SURE`). For each such value, each way of letting one colour group keep it and moving
+    (`ColourConfig.anchor_sure`). For each such value, each way of letting one colour group keep it and moving
     the others to their best plausible value (`_move_to`) is scored by the half reader's
-    log-likelihood; the best is taken where it beats every other by `MARGIN`.
+    log-likelihood; the best is taken where it beats every other by `ColourConfig.margin`.
 
     `anchors`: (value, colour) of ends read sure in earlier pictures of the same set, which count
     as ends that are never moved. Why: a live game's camera does not always see a tile whose
@@ -167,7 +146,7 @@ def colour_checked(readings: list[Any], crops: list[np.ndarray], set_max: int | 
     top = int(set_max) if set_max else max((h.count for r in readings if r is not None for h in r.halves), default=0)
     ends: list[_End] = []
     with_pips = [t for t, r in enumerate(readings) if r is not None and any(h.count > 0 for h in r.halves)]
-    for t, colours in zip(with_pips, pip_colours([crops[t] for t in with_pips])):
+    for t, colours in zip(with_pips, pip_colours([crops[t] for t in with_pips], config)):
         for k, h in enumerate(readings[t].halves):
             if h.count > 0 and not np.isnan(colours[k]).any():
                 ends.append(_End(t, k, int(h.count), colours[k], h.probs if isinstance(h, ClassifiedHalf) else None))
@@ -175,14 +154,14 @@ def colour_checked(readings: list[Any], crops: list[np.ndarray], set_max: int | 
     moved: dict[tuple[int, int], int] = {}
     # a value's move may clear the way for another's (an end misread as the value a group needs,
     # in another colour, bars that group until it is moved itself): a few passes
-    for _ in range(PASSES):
+    for _ in range(config.passes):
         before = dict(moved)
         for value in sorted({moved.get((e.tile, e.end), e.value) for e in ends}):
-            _settle(value, ends, moved, top)
+            _settle(value, ends, moved, top, config)
         if moved == before:
             break
     sure = [(e.value, e.colour) for e in ends if e.tile >= 0 and (e.tile, e.end) not in moved
-            and (e.probs is None or float(e.probs[e.value]) >= ANCHOR_SURE)]
+            and (e.probs is None or float(e.probs[e.value]) >= config.anchor_sure)]
     if not moved:
         return readings, 0, sure
     out = list(readings)
@@ -197,13 +176,13 @@ def colour_checked(readings: list[Any], crops: list[np.ndarray], set_max: int | 
     return out, len(moved), sure
 
 
-def _settle(value: int, ends: list[_End], moved: dict[tuple[int, int], int], top: int) -> None:
+def _settle(value: int, ends: list[_End], moved: dict[tuple[int, int], int], top: int, config: ColourConfig) -> None:
     """Moves, in `moved`, the ends of every colour group read `value` but the one the best split
     lets keep it (see `colour_checked`)."""
     by_value: dict[int, list[_End]] = {}
     for e in ends:
         by_value.setdefault(moved.get((e.tile, e.end), e.value), []).append(e)
-    groups = _linked(by_value.get(value, []), lambda e: e.colour)
+    groups = _linked(by_value.get(value, []), lambda e: e.colour, config)
     if len(groups) < 2:
         return
     choices = []
@@ -212,7 +191,7 @@ def _settle(value: int, ends: list[_End], moved: dict[tuple[int, int], int], top
         for g, group in enumerate(groups):
             if g == keeper:
                 continue
-            alt = _move_to(group, value, by_value, top)
+            alt = _move_to(group, value, by_value, top, config)
             if alt is None:
                 total = None
                 break
@@ -223,7 +202,7 @@ def _settle(value: int, ends: list[_End], moved: dict[tuple[int, int], int], top
     if not choices:
         return
     choices.sort(key=lambda c: -c[0])
-    if len(choices) > 1 and choices[0][0] - choices[1][0] < MARGIN:
+    if len(choices) > 1 and choices[0][0] - choices[1][0] < config.margin:
         return
     for group, alt in choices[0][1]:
         for e in group:

@@ -16,6 +16,7 @@ from engine.tiles import SUPPORTED_SETS
 from .onnx_yolo import bounds_meet
 from .pipreader import TileReading
 from .recognition.changes import Capped, Change, Corrected, repeated_tile_warning
+from .recognition.correction_config import CorrectionConfig
 from .types import TileDetection
 
 STANDARD_SETS = SUPPORTED_SETS
@@ -29,22 +30,20 @@ top-down photos' readings was wrong at all; but an unsure reading is not proof o
 (the dense 12s of top-down photos warped to 65 degrees read right at 0.03-0.2), so it is only
 kept out of what decides the photo as a whole."""
 
-SET_EVIDENCE = 0.01
-"""How unlikely it must be that a larger set would have shown no higher value, before a photo is
-read as a set smaller than `DEFAULT_SET`: with ends spread evenly over a set's values, the chance
-that n tiles of a double-9 all show 6 or less is (7/10)^(2n), below this from 7 tiles on."""
-
 DEFAULT_SET = 12  # the set assumed where few sure tiles show none above it
 
 
-def infer_set_max(sure_values: list[int], default: int = DEFAULT_SET, evidence: float = SET_EVIDENCE) -> int:
+def infer_set_max(sure_values: list[int], default: int = DEFAULT_SET,
+                  config: CorrectionConfig = CorrectionConfig()) -> int:
     """The set in play, from the highest value of each tile read sure: the smallest standard set
     that holds them all, but one smaller than `default` only where there are enough tiles that
-    the next larger set would almost surely have shown a higher value (see `SET_EVIDENCE`).
+    the next larger set would almost surely have shown a higher value (see
+    `CorrectionConfig.set_evidence`).
 
     Why sure readings only: a tile in the background, or one standing on edge, read at random
     (values of 13 or 18 from a double-6 set) made the whole photo a double-18, and let every
     other misread through as a value the set does not hold."""
+    evidence = config.set_evidence
     top = max(sure_values, default=0)
     fitting = [s for s in STANDARD_SETS if s >= top] or [STANDARD_SETS[-1]]
     for s, larger in zip(fitting, fitting[1:]):
@@ -60,9 +59,6 @@ def _key(p: tuple[int, int]) -> tuple[int, int]:
 def read_twice(tiles: list[TileDetection]) -> int:
     """How many of the faces read repeat a tile read before (a set holds each tile once)."""
     return len(tiles) - len({_key(t.pips) for t in tiles})
-
-
-MAX_COST = 0.35  # a second reading must hinge on a dot scored within this of the threshold
 
 
 def drop_duplicate_boxes(tiles: list[TileDetection], readings: list[TileReading], iou: float = 0.2
@@ -87,17 +83,11 @@ def duplicate_boxes_kept(tiles: list[TileDetection], readings: list[TileReading]
     return sorted(kept)
 
 
-SAME_DOT = 0.04
-"""Distance, as a share of the shorter tile's length, within which dots two boxes count are one dot
-(a 12's dots lie ~0.09 of a tile's length apart)."""
-SHARED_SHARE = 0.5
-"""Share of a box's dots another box must count too for it to be a phantom (`drop_boxes_sharing_dots`)."""
-
-
-def drop_boxes_sharing_dots(tiles: list[TileDetection], readings: list[TileReading]
+def drop_boxes_sharing_dots(tiles: list[TileDetection], readings: list[TileReading],
+                            config: CorrectionConfig = CorrectionConfig()
                             ) -> tuple[list[TileDetection], list[TileReading]]:
     """A dot lies on one tile: a box that counts, for half or more of its dots (two at least), the
-    very dots a more confident box counts is dropped.
+    very dots a more confident box counts is dropped (`CorrectionConfig.same_dot`, `shared_share`).
 
     Why: on copies of the real photos moved onto a pale table with a cast shadow's sharp band over
     it (`scripts/restage_real.py`, then `scripts/stress_real.py` castshadow), the detector boxed
@@ -106,11 +96,12 @@ def drop_boxes_sharing_dots(tiles: list[TileDetection], readings: list[TileReadi
     cover it as a phantom of a block of tiles is covered (`drop_overlapping_boxes`), and it was
     read 0-8: the hand's total counted the 8 twice. Tiles lying on one another do not show one dot
     twice either: the upper one hides the lower one's face where they overlap."""
-    kept = boxes_sharing_dots_kept(tiles, readings)
+    kept = boxes_sharing_dots_kept(tiles, readings, config)
     return [tiles[i] for i in kept], [readings[i] for i in kept]
 
 
-def boxes_sharing_dots_kept(tiles: list[TileDetection], readings: list[TileReading]) -> list[int]:
+def boxes_sharing_dots_kept(tiles: list[TileDetection], readings: list[TileReading],
+                            config: CorrectionConfig) -> list[int]:
     """Indices, in order, of the boxes `drop_boxes_sharing_dots` keeps."""
     from .rectify import crop_to_picture
 
@@ -126,21 +117,16 @@ def boxes_sharing_dots_kept(tiles: list[TileDetection], readings: list[TileReadi
             if not meet[i, k] or not len(dots[k]):
                 return 0
             gap = np.linalg.norm(dots[i][:, None, :] - dots[k][None, :, :], axis=2).min(1)
-            return int((gap <= SAME_DOT * min(length[i], length[k])).sum())
+            return int((gap <= config.same_dot * min(length[i], length[k])).sum())
         m = len(dots[i])
-        if m >= 2 and any(shared(k) >= max(2, SHARED_SHARE * m) for k in kept):
+        if m >= 2 and any(shared(k) >= max(2, config.shared_share * m) for k in kept):
             continue
         kept.append(i)
     return sorted(kept)
 
 
-OVERLAP = 0.35  # share of the smaller box two real tiles lying flat never cover of each other
-TOUCH = 0.05  # share of the smaller box above which a neighbour counts towards a box's cover
-COVERED = 0.8  # share of a box that other boxes must cover for it to be a possible phantom
-BAR_WEIGHT = 0.5  # how much a divider like the photo's other tiles' counts against detector score
-
-
-def drop_overlapping_boxes(tiles: list[TileDetection], readings: list[TileReading]
+def drop_overlapping_boxes(tiles: list[TileDetection], readings: list[TileReading],
+                           config: CorrectionConfig = CorrectionConfig()
                            ) -> tuple[list[TileDetection], list[TileReading]]:
     """Tiles lying flat do not overlap; where boxes do, keep the set that is most tile-like.
 
@@ -151,13 +137,15 @@ def drop_overlapping_boxes(tiles: list[TileDetection], readings: list[TileReadin
     much thinner "bar" or none (or, with dark seams and faint bars, as a bar: so the bar only
     counts where the photo's undisputed tiles show theirs). Within each group of overlapping
     boxes the kept set maximises detector score plus that bonus. Whichever set is kept, the
-    same halves are counted, so a hand's total comes out the same.
+    same halves are counted, so a hand's total comes out the same. (The shares and the bar's
+    weight: `CorrectionConfig.overlap`, `touch`, `covered`, `bar_weight`.)
     """
-    kept = overlapping_boxes_kept(tiles, readings)
+    kept = overlapping_boxes_kept(tiles, readings, config)
     return [tiles[i] for i in kept], [readings[i] for i in kept]
 
 
-def overlapping_boxes_kept(tiles: list[TileDetection], readings: list[TileReading]) -> list[int]:
+def overlapping_boxes_kept(tiles: list[TileDetection], readings: list[TileReading],
+                           config: CorrectionConfig) -> list[int]:
     """Indices, in order, of the boxes `drop_overlapping_boxes` keeps."""
     import cv2
 
@@ -175,10 +163,10 @@ def overlapping_boxes_kept(tiles: list[TileDetection], readings: list[TileReadin
                 continue  # the boxes cannot overlap
             small = min(areas[i], areas[j])
             inter = cv2.intersectConvexConvex(polys[i], polys[j])[0] if small > 0 else 0.0
-            if inter > TOUCH * small:
+            if inter > config.touch * small:
                 touching[i].add(j)
                 touching[j].add(i)
-            if inter > OVERLAP * small:
+            if inter > config.overlap * small:
                 overlapping[i].add(j)
                 overlapping[j].add(i)
     # only a box the others cover almost wholly can be a phantom (or a tile boxed twice); a tile
@@ -186,7 +174,7 @@ def overlapping_boxes_kept(tiles: list[TileDetection], readings: list[TileReadin
     # overlaps counts towards its cover: a box over the halves of two diagonal neighbours and a
     # corner of a third (a hand lined up in rows, photographed turned 45°) overlaps no single one
     # enough to be covered by it alone
-    covered = [bool(overlapping[i]) and _covered_share(polys[i], [polys[j] for j in touching[i]]) >= COVERED
+    covered = [bool(overlapping[i]) and _covered_share(polys[i], [polys[j] for j in touching[i]]) >= config.covered
                for i in range(n)]
     conflicts = {i: {j for j in overlapping[i] if covered[i] or covered[j]} for i in range(n)}
     if not any(conflicts.values()):
@@ -196,7 +184,8 @@ def overlapping_boxes_kept(tiles: list[TileDetection], readings: list[TileReadin
     trusted = [r.bar for i, r in enumerate(readings) if not conflicts[i]]
     thick = [b[1] for b in trusted if b is not None]
     ref = float(np.median(thick)) if len(thick) >= 2 and len(thick) > len(trusted) / 2 else None
-    weight = [t.confidence + (BAR_WEIGHT if ref is not None and r.bar is not None and r.bar[1] >= 0.5 * ref else 0.0)
+    bonus = config.bar_weight
+    weight = [t.confidence + (bonus if ref is not None and r.bar is not None and r.bar[1] >= 0.5 * ref else 0.0)
               for t, r in zip(tiles, readings)]
     keep = set(range(n))
     seen: set[int] = set()
@@ -274,8 +263,9 @@ def _heaviest_compatible(group: list[int], conflicts: dict[int, set[int]], weigh
 
 
 def second_readings(pips: tuple[int, int], reading: TileReading, set_max: int, threshold: float,
-                    max_cost: float = MAX_COST) -> list[tuple[tuple[int, int], float]]:
-    """One end read otherwise, as plausible as `max_cost` allows, cheapest first."""
+                    config: CorrectionConfig = CorrectionConfig()) -> list[tuple[tuple[int, int], float]]:
+    """One end read otherwise, as plausible as `CorrectionConfig.max_cost` allows, cheapest first."""
+    max_cost = config.max_cost
     out = []
     for end in (0, 1):
         for count, cost in reading.halves[end].alternatives(threshold):
@@ -284,12 +274,6 @@ def second_readings(pips: tuple[int, int], reading: TileReading, set_max: int, t
             if cost <= max_cost and 0 <= count <= set_max and alt[end] != pips[end]:
                 out.append(((alt[0], alt[1]), round(float(cost), 3)))
     return sorted(out, key=lambda a: a[1])
-
-
-MAX_DUPLICATE_FIXES = 3
-"""Duplicates one photo's readings may be corrected, at most, by second readings (`apply_rules`). A
-duplicate no cheap second reading resolves is reported and counts against none of them: every other
-duplicate is still looked at."""
 
 
 @dataclass
@@ -304,11 +288,12 @@ class SetRuling:
 
 
 def settle_values(readings: list[TileReading], set_max: int, threshold: float, capped: bool = True,
-                  corrected: bool = True) -> SetRuling:
+                  corrected: bool = True, config: CorrectionConfig = CorrectionConfig()) -> SetRuling:
     """The values the set's rules give `readings`: no value above `set_max` (`capped`), and each
     tile once (`corrected`: a duplicate resolved by the cheapest second reading, at most
-    `MAX_DUPLICATE_FIXES` of them; an identity no cheap second reading resolves is reported once,
-    with how many times it was read, and the others are still looked at).
+    `CorrectionConfig.max_duplicate_fixes` of them, none dearer than its `max_cost`; an identity
+    no cheap second reading resolves is reported once, with how many times it was read, and the
+    others are still looked at).
 
     A second reading is only taken when a dot near the threshold makes it plausible; two
     confident identical readings are reported (two sets mixed, or a real misread) rather
@@ -324,7 +309,7 @@ def settle_values(readings: list[TileReading], set_max: int, threshold: float, c
     confidence = [r.confidence for r in readings]
     unresolved: set[tuple[int, int]] = set()
     fixes = 0
-    while corrected and fixes < MAX_DUPLICATE_FIXES:
+    while corrected and fixes < config.max_duplicate_fixes:
         seen: dict[tuple[int, int], int] = {}
         dup = None
         for i, p in enumerate(pips):
@@ -347,7 +332,7 @@ def settle_values(readings: list[TileReading], set_max: int, threshold: float, c
                 cand = list(pips[loser])
                 cand[end] = count
                 cand_t = (cand[0], cand[1])
-                if cost > MAX_COST or max(cand_t) > set_max or _key(cand_t) in taken:
+                if cost > config.max_cost or max(cand_t) > set_max or _key(cand_t) in taken:
                     continue
                 if best is None or cost < best[0]:
                     best = (cost, cand_t)
@@ -361,10 +346,11 @@ def settle_values(readings: list[TileReading], set_max: int, threshold: float, c
     return SetRuling(pips, changes, repeated)
 
 
-def apply_rules(tiles: list[TileDetection], readings: list[TileReading], set_max: int, threshold: float) -> list[str]:
+def apply_rules(tiles: list[TileDetection], readings: list[TileReading], set_max: int, threshold: float,
+                config: CorrectionConfig = CorrectionConfig()) -> list[str]:
     """Fix values in place on `tiles` (parallel to `readings`) by the set's rules
     (`settle_values`), noting each change on its tile; returns warnings for the photo."""
-    ruling = settle_values(readings, set_max, threshold)
+    ruling = settle_values(readings, set_max, threshold, config=config)
     for t, r, p, changes in zip(tiles, readings, ruling.pips, ruling.changes):
         t.pips = p
         t.pip_confidence = r.confidence

@@ -200,7 +200,7 @@ kept beside the zoomed pass's boxes, these phantoms were read as tiles that are 
 a conflict against a real tile (`correct.drop_overlapping_boxes`). Preferring the zoomed pass
 raised tile precision on fresh rendered tables from 0.965 to 0.996 and recall from 0.957 to
 0.960, and left every real photo's reading as it was. Real
-neighbours overlap far less than this, as in `correct.OVERLAP`."""
+neighbours overlap far less than this, as in `CorrectionConfig.overlap`."""
 
 
 def _unseen_by(first: list[RawBox], zoomed: list[RawBox]) -> list[RawBox]:

@@ -46,16 +46,6 @@ from .layout_links import Link, contacts, link
 from .table_audit import SLOT_RULES, AuditConfig, PhotoFacts, SecondReading, TableAudit, TableViolation
 from .types import Recognition, TileDetection
 
-NEAR_LAYOUT = 0.6
-"""Face-up tiles this close (tile widths) to the layout but not part of it are 'lying
-apart' (a violation); farther ones are hands, boneyard or strays, and left out."""
-HEAP_DEPTH = 0.25
-"""Tiles reaching this far into each other are piled up, not laid out."""
-EVIDENCE_WEIGHT = 0.75
-"""How many violations one piece of spinner-like geometry (an arm off a short end, or
-minus a 45-degree toe) is worth when choosing the spinner."""
-
-
 # ---------------------------------------------------------------------------- data
 
 
@@ -108,9 +98,10 @@ def _spinner_evidence(tile: int, links: list[Link]) -> float:
 
 
 def choose_spinner(layout: Layout, candidates: list[int], evidence: dict[int, float], set_max: int,
-                   rules: HouseRules, round_double: int | None, centrality: dict[int, float]
-                   ) -> tuple[int | None, AuditReport, list[dict[str, Any]], list[str]]:
-    """Root the tree at the double the rules find most plausible (see module docstring)."""
+                   rules: HouseRules, round_double: int | None, centrality: dict[int, float],
+                   config: AuditConfig) -> tuple[int | None, AuditReport, list[dict[str, Any]], list[str]]:
+    """Root the tree at the double the rules find most plausible (see module docstring), each
+    piece of spinner-like geometry worth `config.evidence_weight` violations."""
     notes: list[str] = []
     if not candidates:
         return None, audit_layout(layout, set_max, rules, round_double), [], notes
@@ -126,7 +117,7 @@ def choose_spinner(layout: Layout, candidates: list[int], evidence: dict[int, fl
     for t in order:
         layout.spinner_id = t
         rep = audit_layout(layout, set_max, rules, round_double)
-        score = len(rep.violations) - EVIDENCE_WEIGHT * evidence.get(t, 0.0)
+        score = len(rep.violations) - config.evidence_weight * evidence.get(t, 0.0)
         tried.append({"tile": t, "violations": len(rep.violations), "evidence": evidence.get(t, 0.0),
                       "score": score})
         if best is None or score < best[0]:
@@ -173,8 +164,10 @@ def _sound(t: TileDetection) -> bool:
 
 
 def read_layout(tiles: Sequence[TileDetection], face_down: Sequence[TileDetection] = (), set_max: int = 12,
-                rules: HouseRules | None = None, round_double: int | None = None) -> LayoutReading:
-    """Detections in, the layout the engine should audit out (plus what else was seen)."""
+                rules: HouseRules | None = None, round_double: int | None = None,
+                config: AuditConfig = AuditConfig()) -> LayoutReading:
+    """Detections in, the layout the engine should audit out (plus what else was seen); how near
+    is near the layout, how deep a heap and what spinner-like geometry is worth come from `config`."""
     rules = rules or HouseRules()
     sound = {id(t): _sound(t) for t in list(tiles) + list(face_down)}
     broken = [t for t in list(tiles) + list(face_down) if not sound[id(t)]]
@@ -208,7 +201,7 @@ def read_layout(tiles: Sequence[TileDetection], face_down: Sequence[TileDetectio
     hi, hj = hi[up], hj[up]
     if len(hi):
         depth = quads_overlap_depth(everything, everything, hi, hj)
-        piled = {(min(a, b), max(a, b)) for a, b, dd in zip(hi.tolist(), hj.tolist(), depth) if dd > HEAP_DEPTH}
+        piled = {(min(a, b), max(a, b)) for a, b, dd in zip(hi.tolist(), hj.tolist(), depth) if dd > config.heap_depth}
         if len(piled) >= max(3, 0.2 * n_real):
             reading.status = "heap"
             reading.message = (f"the tiles are piled up ({len(piled)} pairs lie on each other): "
@@ -221,10 +214,10 @@ def read_layout(tiles: Sequence[TileDetection], face_down: Sequence[TileDetectio
     # a hand laid out in two rows touches end to end across the rows, but each of those
     # tiles also lies alongside its neighbours in the row, which no tile in an arm does
     row = in_row(board.frames)
-    cands = [c for c in contacts(board.frames, np.arange(n_real), board.pips) if not (row[c.u] and row[c.v])]
-    kept, forest = link(cands, n_real, board.pips, notes=notes, extra=extra)
+    cands = [c for c in contacts(board.frames, np.arange(n_real), board.pips, config) if not (row[c.u] and row[c.v])]
+    kept, forest = link(cands, n_real, board.pips, notes=notes, extra=extra, config=config)
     next_id = max(t.id for t in list(tiles) + list(face_down) + broken) + 1
-    reading.gaps = bridge(board, forest, all_corners, next_id, kept, notes, extra, rules.spinner_arms, NEAR_LAYOUT)
+    reading.gaps = bridge(board, forest, all_corners, next_id, kept, notes, extra, rules.spinner_arms, config)
     for g in reading.gaps:
         reading.pips[g.id] = g.pips
         reading.corners[g.id] = g.corners
@@ -264,9 +257,9 @@ def read_layout(tiles: Sequence[TileDetection], face_down: Sequence[TileDetectio
     near: list[int] = []
     far: list[int] = []
     if outside:
-        per = closest_gap(board.frames, np.array(outside), np.array(main), NEAR_LAYOUT)
+        per = closest_gap(board.frames, np.array(outside), np.array(main), config.near_layout)
         for r, dd in zip(outside, per):
-            (near if dd <= NEAR_LAYOUT else far).append(r)
+            (near if dd <= config.near_layout else far).append(r)
     reading.near = sorted(ids[r] for r in near)
     reading.loose = sorted([ids[r] for r in far] + [t for m in reading.others for t in m])
     main_ids = {ids[r] for r in main}
@@ -287,7 +280,7 @@ def read_layout(tiles: Sequence[TileDetection], face_down: Sequence[TileDetectio
     row_of = {t: r for r, t in enumerate(ids)}
     centrality = {t: float(np.linalg.norm(fr.centre[row_of[t]] - centre)) / scale for t in cand}
     spinner, report, tried, sp_notes = choose_spinner(layout, cand, evidence, set_max, rules, round_double,
-                                                      centrality)
+                                                      centrality, config)
     reading.ambiguities += sp_notes
     reading.spinner_candidates = tried
     reading.layout = layout
@@ -307,11 +300,12 @@ def read_layout(tiles: Sequence[TileDetection], face_down: Sequence[TileDetectio
 
 
 def audit_detections(tiles: Sequence[TileDetection], face_down: Sequence[TileDetection] = (), set_max: int = 12,
-                     rules: HouseRules | None = None, round_double: int | None = None) -> TableAudit:
+                     rules: HouseRules | None = None, round_double: int | None = None,
+                     config: AuditConfig = AuditConfig()) -> TableAudit:
     """Layout + audit for detections (the stage `chickenfoot lab eval-layout` measures)."""
     t0 = time.perf_counter()
     rules = rules or HouseRules()
-    reading = read_layout(tiles, face_down, set_max, rules, round_double)
+    reading = read_layout(tiles, face_down, set_max, rules, round_double, config)
     return TableAudit(reading, tuple(tiles), tuple(face_down), mark_slot_verdicts(reading), tuple(_warnings(reading)),
                       set_max, round_double, rules, round(time.perf_counter() - t0, 4))
 
@@ -328,13 +322,14 @@ def audit_photo(recognition: Recognition, set_max: int | None = None, rules: Hou
     detector missed in the empty place withdraws it."""
     rules = rules or HouseRules()
     smax = set_max or recognition.set_max
-    audit = audit_detections(recognition.tiles, recognition.face_down, smax, rules, round_double)
-    audit = fit_second_readings(audit, config or AuditConfig())
+    config = config or AuditConfig()
+    audit = audit_detections(recognition.tiles, recognition.face_down, smax, rules, round_double, config)
+    audit = fit_second_readings(audit, config)
     if pixels is not None:
         from .layout_pixels import second_look
 
         t0 = time.perf_counter()
-        looked = second_look(pixels, to_pixels, audit)
+        looked = second_look(pixels, to_pixels, audit, config)
         audit = replace(looked, layout_seconds=round(audit.layout_seconds + time.perf_counter() - t0, 4))
     photo = PhotoFacts(recognition.image, recognition.width, recognition.height, tuple(recognition.warnings),
                        recognition.seconds)
@@ -364,7 +359,8 @@ def fit_second_readings(audit: TableAudit, config: AuditConfig = AuditConfig()) 
                 if cost > config.second_reading_cost:
                     break
                 trial = tiles[:k] + [replace(t, pips=tuple(alt))] + tiles[k + 1:]
-                again = audit_detections(trial, audit.face_down, audit.set_max, audit.rules, audit.round_double)
+                again = audit_detections(trial, audit.face_down, audit.set_max, audit.rules, audit.round_double,
+                                         config)
                 key = (len(again.violations), cost)
                 if key[0] < n and (best is None or key < best[0]):
                     best = (key, k, tuple(alt), again)

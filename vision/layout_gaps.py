@@ -21,8 +21,6 @@ from typing import Any
 import numpy as np
 
 from .layout_geometry import (
-    OVERLAP,
-    TOUCH,
     Frames,
     closest_gap,
     contact_table,
@@ -33,19 +31,12 @@ from .layout_geometry import (
     to_local,
 )
 from .layout_links import Forest, Link, link, links_from_table
+from .table_audit import AuditConfig
 
-GAP_TOUCH = 0.22
-"""A tile inferred in a gap must touch its far neighbour at least this well (half the
-leftover gap plus misfit, tile widths)."""
-MAX_GAPS = 8
 TOE_REACH = 0.5 + 0.5 / np.sqrt(2) + 0.06
 """How a 45-degree toe is laid: its end's centre sits at the double's far corner, this
 far (tile widths) from the double's middle along its length, just enough for the toe
 to clear the straight toe beside it."""
-SHORT_DOUBLE_BONUS = 0.3
-"""Rank bonus (tile widths) for an inferred tile that fills a double's empty arm or toe."""
-STRAY_COPY_PENALTY = 0.1
-"""Rank penalty for an inferred tile that reads as a stray tile lying apart (see `bridge`)."""
 
 
 @dataclass
@@ -206,8 +197,8 @@ def in_row(frames: Frames) -> np.ndarray:
 
 
 def bridge(board: Board, forest: Forest, obstacles: np.ndarray, next_id: int,
-           kept: list[Link], notes: list[str], extra: list[tuple[int, int]], spinner_arms: int = 4,
-           near_reach: float = 0.6) -> list[Gap]:
+           kept: list[Link], notes: list[str], extra: list[tuple[int, int]], spinner_arms: int,
+           config: AuditConfig) -> list[Gap]:
     """Infer tiles the detector missed where the layout plainly continues past a hole.
 
     Each round finds the best single tile that would touch a free end (or a double) on
@@ -217,7 +208,7 @@ def bridge(board: Board, forest: Forest, obstacles: np.ndarray, next_id: int,
     gaps: list[Gap] = []
     R = board.ratio
     rows: np.ndarray | None = None
-    for _ in range(MAX_GAPS):
+    for _ in range(config.max_gaps):
         frames, pips = board.frames, board.pips
         n = len(frames)
         comp = np.array([forest.find(i) for i in range(n)])
@@ -226,7 +217,7 @@ def bridge(board: Board, forest: Forest, obstacles: np.ndarray, next_id: int,
         # strays are mostly lone) only where, left out, one missed detection would make a
         # violation or hide one: one tile beyond the empty slot of a short double (reported
         # unfinished) or beyond a missed arm or toe of a full one (one too many, hidden), or
-        # one tile beyond a free end while lying within `near_reach` of a group (reported as
+        # one tile beyond a free end while lying within `config.near_layout` of a group (reported as
         # lying apart from the layout); it must lie squarely, and an ordinary tile (not a
         # double, which would open a chickie the picture cannot vouch for) fills the hole
         big = size >= 2
@@ -246,7 +237,8 @@ def bridge(board: Board, forest: Forest, obstacles: np.ndarray, next_id: int,
         reach = (2.0 * R + 1.5) * np.maximum(frames.width[:, None], frames.width[None])
         lone_near = lone.copy()
         if lone.any():
-            lone_near[lone] = closest_gap(frames, np.nonzero(lone)[0], np.nonzero(big)[0], near_reach) <= near_reach
+            near = config.near_layout
+            lone_near[lone] = closest_gap(frames, np.nonzero(lone)[0], np.nonzero(big)[0], near) <= near
         pair_ok = ((big[:, None] & big[None, :]) | ((short | (doubles & big))[:, None] & lone[None, :])
                    | (big[:, None] & lone_near[None, :]))
         other = (comp[:, None] != comp[None]) & (d < reach) & pair_ok
@@ -285,17 +277,17 @@ def bridge(board: Board, forest: Forest, obstacles: np.ndarray, next_id: int,
                 quads = to_image(frames, np.full(len(local), j), local)
                 end_on = np.array([kind in END_ON for _, kind in shapes])
                 for hyp in _hypotheses(quads, end_on, int(j), half, targets, frames, pips, forest, obst, R, visible,
-                                       lone, strays, bool(short[j]), copies):
-                    if hyp.cost > GAP_TOUCH:
+                                       lone, config, strays, bool(short[j]), copies):
+                    if hyp.cost > config.gap_touch:
                         continue
                     # the rules' preference: a spinner or chickie short of an arm or toe with
                     # play beyond it is a violation, so a reading that fills its empty slot wins;
                     # a missing double should pick up all the arms or toes around its place
-                    hyp.rank = hyp.cost - (SHORT_DOUBLE_BONUS if short[hyp.source] or short[hyp.target] else 0.0)
+                    hyp.rank = hyp.cost - (config.short_double_bonus if short[hyp.source] or short[hyp.target] else 0.0)
                     if hyp.copy_of is not None:
-                        hyp.rank += STRAY_COPY_PENALTY
+                        hyp.rank += config.stray_copy_penalty
                     if hyp.double:
-                        hyp.rank -= 0.3 * _attachments(hyp, frames, comp, forest)
+                        hyp.rank -= 0.3 * _attachments(hyp, frames, comp, forest, config)
                     if best is None or hyp.rank < best.rank:
                         best = hyp
         if best is None:
@@ -322,8 +314,8 @@ def bridge(board: Board, forest: Forest, obstacles: np.ndarray, next_id: int,
         ia, ib = near_pairs(f, f, same=True)
         sel = (ia == row) | (ib == row)
         cands = links_from_table(contact_table(f, f, ia[sel], ib[sel]), board.pips, R,
-                                  np.arange(len(f)), np.arange(len(f)))
-        more, _ = link(cands, len(f), board.pips, forest, notes, extra)
+                                  np.arange(len(f)), np.arange(len(f)), config)
+        more, _ = link(cands, len(f), board.pips, forest, notes, extra, config=config)
         kept.extend(more)
     return gaps
 
@@ -334,7 +326,7 @@ END_ON = ("along", "turn", "arm", "toe")
 
 def _hypotheses(quads: np.ndarray, end_on: np.ndarray, j: int, half: int | None, targets: np.ndarray, frames: Frames,
                 pips: np.ndarray, forest: Forest, obstacles: Frames, ratio: float,
-                visible: set[tuple[int, int]], lone: np.ndarray,
+                visible: set[tuple[int, int]], lone: np.ndarray, config: AuditConfig,
                 strays: dict[tuple[int, int], int] | None = None,
                 double_to_lone: bool = True,
                 seen: dict[tuple[int, int], int] | None = None) -> list[_Hypothesis]:
@@ -377,7 +369,7 @@ def _hypotheses(quads: np.ndarray, end_on: np.ndarray, j: int, half: int | None,
         options = []  # (cost, half of the hypothesis at t, half of t, corners)
         if deep[h] <= 0.12:
             for e in (0, 1):  # the hypothesis' end e against target t (its side or end)
-                if a.dist[k, e] <= TOUCH and a.dist[k, e] >= -OVERLAP and a.facing[k, e] > 0.5:
+                if a.dist[k, e] <= config.touch and a.dist[k, e] >= -config.overlap and a.facing[k, e] > 0.5:
                     th = 0 if a.local[k, e, 1] < 0 else 1
                     if doubles_t or (t, th) not in forest.used:
                         base = 0.5 * max(a.dist[k, e], 0)
@@ -387,7 +379,7 @@ def _hypotheses(quads: np.ndarray, end_on: np.ndarray, j: int, half: int | None,
         for e in (0, 1):  # target t's end e against the hypothesis
             if (t, e) in forest.used and not doubles_t:
                 continue
-            if not (-OVERLAP <= b.dist[k, e] <= TOUCH and b.facing[k, e] > 0.5):
+            if not (-config.overlap <= b.dist[k, e] <= config.touch and b.facing[k, e] > 0.5):
                 continue
             px, py = b.local[k, e]
             h_half = 0 if py < 0 else 1
@@ -424,13 +416,13 @@ def _hypotheses(quads: np.ndarray, end_on: np.ndarray, j: int, half: int | None,
                 continue  # (see `bridge`: only an ordinary tile joins a lone tile to a free end)
             cand = _Hypothesis(corners, j, half if half is not None else 0, src_half, t, t_half, h_half,
                                float(cost), double=v_src == v_tgt, copy_of=(strays or {}).get(value))
-            if h not in found or _weight(cand) < _weight(found[h]):
+            if h not in found or _weight(cand, config) < _weight(found[h], config):
                 found[h] = cand
     return list(found.values())
 
 
-def _weight(hyp: _Hypothesis) -> float:
-    return hyp.cost + (STRAY_COPY_PENALTY if hyp.copy_of is not None else 0.0)
+def _weight(hyp: _Hypothesis, config: AuditConfig) -> float:
+    return hyp.cost + (config.stray_copy_penalty if hyp.copy_of is not None else 0.0)
 
 
 def _square(local: np.ndarray, direction: np.ndarray, ratio: float, facing: float) -> float:
@@ -480,7 +472,7 @@ def overlap(corners: np.ndarray, obstacles: Frames, ratio: float) -> float:
     return float(max(quads_overlap_depth(qf, obstacles, ia, ib).max(), quads_overlap_depth(obstacles, qf, ib, ia).max()))
 
 
-def _attachments(hyp: _Hypothesis, frames: Frames, comp: np.ndarray, forest: Forest) -> int:
+def _attachments(hyp: _Hypothesis, frames: Frames, comp: np.ndarray, forest: Forest, config: AuditConfig) -> int:
     """How many more groups of tiles a missing double placed here would pick up."""
     hf = make_frames(hyp.corners[None], frames.ratio)
     ia, ib = near_pairs(frames, hf, same=False)
@@ -496,6 +488,6 @@ def _attachments(hyp: _Hypothesis, frames: Frames, comp: np.ndarray, forest: For
         for e in (0, 1):
             if (r, e) in forest.used and not forest.doubles[r]:
                 continue
-            if -OVERLAP <= tab.dist[k, e] <= TOUCH and tab.facing[k, e] > 0.5:
+            if -config.overlap <= tab.dist[k, e] <= config.touch and tab.facing[k, e] > 0.5:
                 groups.add(int(comp[r]))
     return len(groups)

@@ -19,12 +19,6 @@ from dataclasses import dataclass
 import numpy as np
 
 DEFAULT_RATIO = 2.0
-TOUCH = 0.55
-"""Largest gap (tile widths) still read as a contact: people leave a few millimetres."""
-OVERLAP = 0.3
-"""Deepest an end may sit inside another tile and still be a contact (detector jitter)."""
-MIN_FACING = 0.3
-"""Cosine between an end's outward direction and the way to the touched tile's centre."""
 
 
 @dataclass

@@ -13,17 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .layout_geometry import MIN_FACING, OVERLAP, TOUCH, Frames, angle_class, contact_table, near_pairs
-
-MISMATCH_TOUCH = 0.22
-"""A contact whose ends disagree is believed only this close (tile widths): a proven
-violation needs tiles that plainly touch, not two that merely lie near each other."""
-MATCH_COST = 0.52
-"""Worst contact (gap plus misfit, tile widths) still taken when the ends agree."""
-MISMATCH_RANK = 0.3
-"""Rank penalty for disagreeing ends: with two candidates, the matching one wins."""
-AMBIGUOUS_MARGIN = 0.08
-"""Two readings closer than this in cost are reported as ambiguous."""
+from .layout_geometry import Frames, angle_class, contact_table, near_pairs
+from .table_audit import AuditConfig
 
 
 @dataclass
@@ -47,7 +38,7 @@ class Link:
 
 
 def links_from_table(tab, pips: np.ndarray, ratio: float, toucher_ids: np.ndarray,
-                     touched_ids: np.ndarray) -> list[Link]:
+                     touched_ids: np.ndarray, config: AuditConfig) -> list[Link]:
     """Turn contact tests into candidate links, with a cost that says how well each fits
     one of the ways tiles are really laid:
 
@@ -57,7 +48,7 @@ def links_from_table(tab, pips: np.ndarray, ratio: float, toucher_ids: np.ndarra
     - diagonal: a 45-degree toe, only at a double's corner."""
     if len(tab.toucher) == 0:
         return []
-    ok = (tab.dist <= TOUCH) & (tab.dist >= -OVERLAP) & (tab.facing >= MIN_FACING)
+    ok = (tab.dist <= config.touch) & (tab.dist >= -config.overlap) & (tab.facing >= config.min_facing)
     ks, es = np.nonzero(ok)
     if len(ks) == 0:
         return []
@@ -86,13 +77,13 @@ def links_from_table(tab, pips: np.ndarray, ratio: float, toucher_ids: np.ndarra
                                                     cost.tolist(), kind.tolist(), s.tolist(), alt.tolist())]
 
 
-def contacts(frames: Frames, ids: np.ndarray, pips: np.ndarray) -> list[Link]:
+def contacts(frames: Frames, ids: np.ndarray, pips: np.ndarray, config: AuditConfig) -> list[Link]:
     """Every plausible contact among the face-up tiles, the cheapest per pair of tiles.
 
     `ids[k]` is the row in `pips` (and in the caller's arrays) of frame k."""
     ia, ib = near_pairs(frames, frames, same=True)
     tab = contact_table(frames, frames, ia, ib)
-    return links_from_table(tab, pips, frames.ratio, ids, ids)
+    return links_from_table(tab, pips, frames.ratio, ids, ids, config)
 
 
 # ---------------------------------------------------------------------------- the forest
@@ -140,14 +131,17 @@ def _fix_half(link: Link, pips: np.ndarray) -> Link:
     return link
 
 
-def _rank(link: Link, pips: np.ndarray) -> float:
+def _rank(link: Link, pips: np.ndarray, config: AuditConfig) -> float:
     match = _value(pips, link.u, link.uh) == _value(pips, link.v, link.vh)
-    return link.cost + (0.0 if match else MISMATCH_RANK)
+    return link.cost + (0.0 if match else config.mismatch_rank)
 
 
 def link(candidates: list[Link], n: int, pips: np.ndarray, forest: Forest | None = None,
-         notes: list[str] | None = None, extra: list[tuple[int, int]] | None = None) -> tuple[list[Link], Forest]:
-    """Keep the contacts that make a forest, best first (see the module docstring)."""
+         notes: list[str] | None = None, extra: list[tuple[int, int]] | None = None, *,
+         config: AuditConfig) -> tuple[list[Link], Forest]:
+    """Keep the contacts that make a forest, best first (see the module docstring); how near and how
+    much better a contact must be come from `config` (`match_cost`, `mismatch_touch`,
+    `mismatch_rank`, `ambiguous_margin`)."""
     doubles = pips[:, 0] == pips[:, 1]
     forest = forest or Forest(n, doubles)
     best: dict[tuple[int, int], Link] = {}
@@ -155,19 +149,20 @@ def link(candidates: list[Link], n: int, pips: np.ndarray, forest: Forest | None
         _fix_half(c, pips)
         key = (min(c.u, c.v), max(c.u, c.v))
         old = best.get(key)
-        if old is None or _rank(c, pips) < _rank(old, pips):
+        if old is None or _rank(c, pips, config) < _rank(old, pips, config):
             best[key] = c
-    ordered = sorted(best.values(), key=lambda c: _rank(c, pips))
+    ordered = sorted(best.values(), key=lambda c: _rank(c, pips, config))
     kept: list[Link] = []
     claims: dict[tuple[int, int], Link] = {}
     for c in ordered:
         match = _value(pips, c.u, c.uh) == _value(pips, c.v, c.vh)
-        if c.cost > (MATCH_COST if match else MISMATCH_TOUCH):
+        if c.cost > (config.match_cost if match else config.mismatch_touch):
             continue
         if not (forest.free(c.u, c.uh) and forest.free(c.v, c.vh)):
             if notes is not None and match and c.cost < 0.15:
                 holder = claims.get((c.u, c.uh)) or claims.get((c.v, c.vh))
-                if holder is not None and abs(_rank(holder, pips) - _rank(c, pips)) < AMBIGUOUS_MARGIN:
+                margin = abs(_rank(holder, pips, config) - _rank(c, pips, config)) if holder is not None else None
+                if margin is not None and margin < config.ambiguous_margin:
                     notes.append(f"tiles {c.u} and {c.v} could also be joined instead of "
                                  f"{holder.u} and {holder.v}; the closer contact was taken")
             continue

@@ -27,14 +27,7 @@ import numpy as np
 
 from .layout_gaps import empty_slots, overlap
 from .layout_geometry import estimate_ratio, make_frames
-from .table_audit import SLOT_RULES, TableAudit
-
-TILE_LIKE = 0.4
-"""Share of a slot's pixels closer to the tile colour than to the table colour that
-says a tile lies there (an empty slot measures ~0, a missed tile 0.5-1 on rendered
-tables: pips and shadows keep a real tile from scoring 1)."""
-MIN_CONTRAST = 12.0
-"""Lab distance between tile and table colours below which the look is inconclusive."""
+from .table_audit import SLOT_RULES, AuditConfig, TableAudit
 
 
 def _mask(shape: tuple[int, int], quads: list[np.ndarray], shrink: float = 1.0) -> np.ndarray:
@@ -57,8 +50,9 @@ class _LabCache:
 
 
 def slot_looks_occupied(lab: np.ndarray, slot: np.ndarray, tiles_near: list[np.ndarray],
-                        all_tiles: list[np.ndarray]) -> bool | None:
-    """True if the slot looks like tile, False if like table, None if one cannot tell.
+                        all_tiles: list[np.ndarray], config: AuditConfig) -> bool | None:
+    """True if the slot looks like tile, False if like table, None if one cannot tell
+    (`AuditConfig.tile_like`, `min_contrast`).
 
     Works on a crop around the slot (a few tile lengths), so it costs a millisecond
     rather than a pass over the whole photo."""
@@ -85,12 +79,12 @@ def slot_looks_occupied(lab: np.ndarray, slot: np.ndarray, tiles_near: list[np.n
     # drifts towards the pips where they are many, and pips may share a colour with
     # the cloth's pattern)
     face = _colours(crop[faces_img], main=True)[0]
-    if np.linalg.norm(table - face, axis=1).min() < MIN_CONTRAST:
+    if np.linalg.norm(table - face, axis=1).min() < config.min_contrast:
         return None
     px = crop[inner]
     to_table = np.linalg.norm(px[:, None, :] - table[None], axis=2).min(1)
     closer = np.linalg.norm(px - face, axis=1) < to_table
-    return bool(closer.mean() >= TILE_LIKE)
+    return bool(closer.mean() >= config.tile_like)
 
 
 def _colours(px: np.ndarray, k: int = 3, main: bool = False) -> np.ndarray:
@@ -117,7 +111,7 @@ class SlotLook:
     where every one shows table (or it has none), None where one cannot be told from table."""
 
 
-def look_at_slots(bgr: np.ndarray, to_pixels: float, audit: TableAudit) -> SlotLook:
+def look_at_slots(bgr: np.ndarray, to_pixels: float, audit: TableAudit, config: AuditConfig) -> SlotLook:
     """Look at the empty places of the doubles an unfinished-double verdict rests on.
 
     `audit` is in original-image coordinates; `to_pixels` maps them to `bgr` pixels. Only
@@ -165,7 +159,7 @@ def look_at_slots(bgr: np.ndarray, to_pixels: float, audit: TableAudit) -> SlotL
         for quad in empty_slots(tiles[d], tiles.get(parent) if parent is not None else None, obstacles, ratio):
             if seen and overlap(quad, make_frames(np.stack(seen), ratio), ratio) > 0.1:
                 continue  # another guess at the place of a tile already seen
-            look = slot_looks_occupied(lab, quad, near, everything)
+            look = slot_looks_occupied(lab, quad, near, everything, config)
             if look:
                 seen.append(quad)
                 if len(seen) >= need:
@@ -212,7 +206,8 @@ def apply_slot_look(audit: TableAudit, look: SlotLook) -> TableAudit:
                    unread_slots=audit.unread_slots + withdrawn)
 
 
-def second_look(bgr: np.ndarray, to_pixels: float, audit: TableAudit) -> TableAudit:
+def second_look(bgr: np.ndarray, to_pixels: float, audit: TableAudit,
+                config: AuditConfig = AuditConfig()) -> TableAudit:
     """Withdraw unfinished-double verdicts whose empty slot shows a tile (see module doc):
     the look (`look_at_slots`) applied to the audit (`apply_slot_look`), as a new audit."""
-    return apply_slot_look(audit, look_at_slots(bgr, to_pixels, audit))
+    return apply_slot_look(audit, look_at_slots(bgr, to_pixels, audit, config))

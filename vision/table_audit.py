@@ -10,13 +10,14 @@ and nothing it was given changes behind its caller's back. The JSON object that
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from engine import HouseRules, Violation
 from engine.rulecodes import Rule
 
+from .config_values import Wording, check_values, from_plain, to_plain
 from .types import SECOND_READING_COST, TileDetection
 
 if TYPE_CHECKING:
@@ -26,9 +27,19 @@ SLOT_RULES = (Rule.SPINNER_ARMS_UNFINISHED, Rule.CHICKIE_UNFINISHED)
 """Verdicts that rest on a tile not being there (a double left short of arms or toes)."""
 
 
+class AuditConfigError(ValueError):
+    """An audit configuration that cannot be used (an unknown name, a value of the wrong kind)."""
+
+
 @dataclass(frozen=True)
 class AuditConfig:
-    """What the audit of a still photo believes; the defaults are the values it is measured with."""
+    """What the audit of a still photo believes; the defaults are the values it is measured with.
+    The layout's reading (`vision.layout.read_layout`) and the photo's look at empty places
+    (`vision.layout_pixels.second_look`) take it from the audit's entry points."""
+
+    WORDING: ClassVar[Wording] = Wording(AuditConfigError, value="audit setting {name} must be {kind}, got {value!r}",
+                                         unknown="unknown audit setting {names}; known settings are {known}",
+                                         not_object="an audit configuration must be an object, got {type}")
 
     second_reading_cost: float = SECOND_READING_COST
     """How much less likely than its first a tile's second reading may be for the audit to take
@@ -37,6 +48,57 @@ class AuditConfig:
     max_second_readings: int = 6
     """Tiles at most that the audit reads as their second reading in one photo: more than a few
     would be fitting the layout to the rules rather than reading it."""
+    near_layout: float = 0.6
+    """Face-up tiles this close (tile widths) to the layout but not part of it are 'lying
+    apart' (a violation); farther ones are hands, boneyard or strays, and left out."""
+    heap_depth: float = 0.25
+    """Tiles reaching this far into each other are piled up, not laid out."""
+    evidence_weight: float = 0.75
+    """How many violations one piece of spinner-like geometry (an arm off a short end, or
+    minus a 45-degree toe) is worth when choosing the spinner."""
+    tile_like: float = 0.4
+    """Share of an empty slot's pixels closer to the tile colour than to the table colour that
+    says a tile lies there (an empty slot measures ~0, a missed tile 0.5-1 on rendered
+    tables: pips and shadows keep a real tile from scoring 1; `layout_pixels.slot_looks_occupied`)."""
+    min_contrast: float = 12.0
+    """Lab distance between tile and table colours below which the look at an empty slot is inconclusive."""
+    touch: float = 0.55
+    """Largest gap (tile widths) still read as a contact: people leave a few millimetres."""
+    overlap: float = 0.3
+    """Deepest an end may sit inside another tile and still be a contact (detector jitter)."""
+    min_facing: float = 0.3
+    """Least cosine between an end's outward direction and the way to the touched tile's centre
+    for a contact (`layout_links.links_from_table`)."""
+    gap_touch: float = 0.22
+    """A tile inferred in a gap must touch its far neighbour at least this well (half the
+    leftover gap plus misfit, tile widths; `layout_gaps.bridge`)."""
+    max_gaps: int = 8
+    """Tiles the detector missed that one photo's layout may have inferred, at most (`layout_gaps.bridge`)."""
+    short_double_bonus: float = 0.3
+    """Rank bonus (tile widths) for an inferred tile that fills a double's empty arm or toe."""
+    stray_copy_penalty: float = 0.1
+    """Rank penalty for an inferred tile that reads as a stray tile lying apart (see `layout_gaps.bridge`)."""
+    match_cost: float = 0.52
+    """Worst contact (gap plus misfit, tile widths) still taken when the ends agree (`layout_links.link`)."""
+    mismatch_touch: float = 0.22
+    """A contact whose ends disagree is believed only this close (tile widths): a proven
+    violation needs tiles that plainly touch, not two that merely lie near each other."""
+    mismatch_rank: float = 0.3
+    """Rank penalty for disagreeing ends: with two candidates, the matching one wins."""
+    ambiguous_margin: float = 0.08
+    """Two contacts closer than this in rank, one taken over the other, are reported as ambiguous."""
+
+    def __post_init__(self) -> None:
+        check_values(self, self.WORDING)
+
+    def to_dict(self) -> dict[str, Any]:
+        return to_plain(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "AuditConfig":
+        """An audit configuration from an object of setting names; the rest keep their defaults,
+        and unknown names are refused (a misspelt setting would change nothing while seeming to)."""
+        return from_plain(cls, data, cls.WORDING)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ def check_colours(cands: Candidates, ctx: Context) -> Candidates:
     """Ends moved off a value whose ends show two or more pip colours; each face moved is marked
     RECOLOURED. The colours of the ends read sure are kept for the `Recognition`."""
     checked, _, ctx.sure_colours = colour_checked(list(cands.reading), list(cands.crop), ctx.set_max,
-                                                  ctx.colour_anchors)
+                                                  ctx.colour_anchors, ctx.config.colours)
     for i, (r, c) in enumerate(zip(cands.reading, checked)):
         if c.pips != r.pips:
             cands.mark(i, Flag.RECOLOURED, "check_colours", Recoloured(tuple(r.pips)))

@@ -7,16 +7,11 @@ from typing import Any, ClassVar
 from ..config_values import Wording, check_values, from_plain, to_plain
 from ..correct import SURE_READING
 from ..halfreader import SMALL_TILE_PX
+from .colour_config import ColourConfig
+from .correction_config import CorrectionConfig
+from .wording import RecognizerConfigError, recognizer_wording
 
-
-class RecognizerConfigError(ValueError):
-    """A configuration the recognizer cannot use: a setting it does not know, or a value of the wrong kind."""
-
-
-def _wording(prefix: str = "") -> Wording:
-    return Wording(RecognizerConfigError, value="recognizer setting {name} must be {kind}, got {value!r}",
-                   unknown="unknown recognizer setting {names}; known settings are {known}",
-                   not_object="a recognizer configuration must be an object, got {type}", prefix=prefix, quoted=True)
+__all__ = ["ColourConfig", "CorrectionConfig", "FaceConfig", "RecognizerConfig", "RecognizerConfigError"]
 
 
 @dataclass(frozen=True)
@@ -24,7 +19,7 @@ class FaceConfig:
     """How a box is judged a face, a back or a patch of the table (`faces`): the thresholds that trade
     a back taken for a face against a face thrown away as a back. Part of `RecognizerConfig` (`faces`)."""
 
-    WORDING: ClassVar[Wording] = _wording("faces.")
+    WORDING: ClassVar[Wording] = recognizer_wording("faces.")
 
     faint_bar_contrast: int = 16
     """Contrast at which a large blank box's divider is looked for again (the reader's is 28): a
@@ -100,7 +95,7 @@ class FaceConfig:
 class RecognizerConfig:
     """How the recognizer reads a picture; the defaults are what the committed models were tuned with."""
 
-    WORDING: ClassVar[Wording] = _wording()
+    WORDING: ClassVar[Wording] = recognizer_wording()
 
     detector_conf: float = 0.5
     """Score below which the tile detector's boxes are left out."""
@@ -145,6 +140,11 @@ class RecognizerConfig:
     was tried with fewer than three faces)."""
     faces: FaceConfig = field(default_factory=FaceConfig)
     """How a box is judged a face, a back or a patch of the table (`FaceConfig`)."""
+    corrections: CorrectionConfig = field(default_factory=CorrectionConfig)
+    """How the set's rules correct what was read: which set is in play, which boxes are no tile of
+    their own, which second readings are plausible (`CorrectionConfig`)."""
+    colours: ColourConfig = field(default_factory=ColourConfig)
+    """How ends read alike but coloured apart are moved off their value (`ColourConfig`)."""
 
     def __post_init__(self) -> None:
         """Values of the wrong kind are refused where they are given: a threshold given as text

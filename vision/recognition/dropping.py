@@ -3,6 +3,7 @@ tiles, a box counting another's dots, a patch of the table). A dropped row leave
 at once and is kept, with its trace, in `Context.dropped`."""
 from __future__ import annotations
 
+from functools import partial
 from typing import Callable
 
 import numpy as np
@@ -48,13 +49,15 @@ def drop_duplicates(cands: Candidates, ctx: Context) -> Candidates:
 def drop_overlaps(cands: Candidates, ctx: Context) -> Candidates:
     """Of boxes that overlap, the set most like tiles lying flat is kept
     (`correct.drop_overlapping_boxes`)."""
-    return _drop(cands, ctx, _kept_by(overlapping_boxes_kept, cands, ctx), "drop_overlaps")
+    rule = partial(overlapping_boxes_kept, config=ctx.config.corrections)
+    return _drop(cands, ctx, _kept_by(rule, cands, ctx), "drop_overlaps")
 
 
 def drop_shared_dots(cands: Candidates, ctx: Context) -> Candidates:
     """A box that counts the very dots a more confident box counts is a phantom
     (`correct.drop_boxes_sharing_dots`)."""
-    return _drop(cands, ctx, _kept_by(boxes_sharing_dots_kept, cands, ctx), "drop_shared_dots")
+    rule = partial(boxes_sharing_dots_kept, config=ctx.config.corrections)
+    return _drop(cands, ctx, _kept_by(rule, cands, ctx), "drop_shared_dots")
 
 
 def drop_table_patches(cands: Candidates, ctx: Context) -> Candidates:

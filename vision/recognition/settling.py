@@ -12,14 +12,16 @@ def infer_set(cands: Candidates, ctx: Context) -> Candidates:
     """The set in play: the one declared, or the smallest the faces read sure show
     (`correct.infer_set_max`); and the highest value read before any capping."""
     sure = ctx.config.sure_reading
-    ctx.set_in_play = ctx.set_max or infer_set_max([max(r.pips) for r in cands.reading if r.confidence >= sure])
+    ctx.set_in_play = ctx.set_max or infer_set_max(
+        [max(r.pips) for r in cands.reading if r.confidence >= sure], config=ctx.config.corrections)
     ctx.highest_read = max((max(r.pips) for r in cands.reading), default=0)
     return cands
 
 
 def cap_at_set_max(cands: Candidates, ctx: Context) -> Candidates:
     """Each face's values, capped at the set's maximum (marked CAPPED), and how sure they are."""
-    ruling = settle_values(list(cands.reading), ctx.set_in_play, ctx.pips.conf, corrected=False)
+    ruling = settle_values(list(cands.reading), ctx.set_in_play, ctx.pips.conf, corrected=False,
+                           config=ctx.config.corrections)
     cands.pips = list(ruling.pips)
     cands.pip_confidence = [r.confidence for r in cands.reading]
     for i, changes in enumerate(ruling.changes):
@@ -33,7 +35,7 @@ def correct_duplicates(cands: Candidates, ctx: Context) -> Candidates:
     """A tile read twice: the less sure one takes its cheapest plausible second reading (marked
     CORRECTED); a repeat no cheap second reading resolves is kept for a warning
     (`correct.settle_values`)."""
-    ruling = settle_values(list(cands.reading), ctx.set_in_play, ctx.pips.conf)
+    ruling = settle_values(list(cands.reading), ctx.set_in_play, ctx.pips.conf, config=ctx.config.corrections)
     cands.pips = list(ruling.pips)
     for i, changes in enumerate(ruling.changes):
         for change in changes:
@@ -45,7 +47,8 @@ def correct_duplicates(cands: Candidates, ctx: Context) -> Candidates:
 
 def list_second_readings(cands: Candidates, ctx: Context) -> Candidates:
     """Each face's next likeliest values, cheapest first (`correct.second_readings`)."""
-    cands.seconds = [second_readings(p, r, ctx.set_in_play, ctx.pips.conf) for p, r in zip(cands.pips, cands.reading)]
+    cands.seconds = [second_readings(p, r, ctx.set_in_play, ctx.pips.conf, ctx.config.corrections)
+                     for p, r in zip(cands.pips, cands.reading)]
     return cands
 
 

@@ -10,40 +10,38 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..types import tile_length
+from .tuning import DetectorConfig
 
 Detector = Callable[[Any], Sequence[Any]]
 """frame -> tile detections (`vision.types.TileDetection`-like: corners, pips, confidence)."""
 
 
-TILES_FOR_SIZE = 5
-"""Tiles a frame must show for their size to guide the next frame's detector."""
-COLOURS_KEPT = 6
-"""Colours kept per value by `RecognizerDetector` (the latest: the light on the table drifts); those
-most of them agree on stand for the value (`colour_check.agreed_colours`)."""
-
-
 class RecognizerDetector:
-    """The real recognizer as a tracker detector."""
+    """The real recognizer as a tracker detector, tuned by `config` (`TrackerConfig.detector`)."""
 
-    def __init__(self, recognizer: Any, set_max: int | None) -> None:
+    def __init__(self, recognizer: Any, set_max: int | None, config: DetectorConfig = DetectorConfig()) -> None:
         self.recognizer = recognizer
         self.set_max = set_max
+        self.config = config
         self.tile_px: float | None = None
-        """The tiles' median length in the last frame where `TILES_FOR_SIZE` or more were read:
+        """The tiles' median length in the last frame where `config.tiles_for_size` or more were read:
         a table's tiles keep their size from frame to frame, so the detector need not guess it
         again from its first pass, which on a table of tiny tiles can find only a few large
         phantoms (see `TileDetector.detect`)."""
         self.colours: dict[int, list[Any]] = {}
-        """The pip colours of ends read sure, by value, the last `COLOURS_KEPT` of each: one set is
+        """The pip colours of ends read sure, by value, the last `config.colours_kept` of each: one set is
         on the table all game, so a colour seen stands for its value in every later frame and
         closer look, where the tile that showed it may be hidden (see `vision.colour_check`)."""
 
     def _anchors(self) -> dict[str, Any]:
         """`colour_anchors` for the recognizer, where there are any (a stand-in recognizer in a
-        test need not know the argument)."""
+        test need not know the argument, nor have a configuration: the colours then agree by the
+        default `ColourConfig`)."""
         from vision.colour_check import agreed_colours
+        from vision.recognition.colour_config import ColourConfig
 
-        anchors = [(v, c) for v, cs in self.colours.items() for c in agreed_colours(cs)]
+        tuned = getattr(getattr(self.recognizer, "config", None), "colours", None) or ColourConfig()
+        anchors = [(v, c) for v, cs in self.colours.items() for c in agreed_colours(cs, config=tuned)]
         return {"colour_anchors": anchors} if anchors else {}
 
     def __call__(self, frame: np.ndarray) -> list[Any]:
@@ -52,10 +50,10 @@ class RecognizerDetector:
         h, w = frame.shape[:2]
         rec = self.recognizer.recognize_loaded(LoadedImage(frame, 1.0, w, h, "frame"), self.set_max,
                                                tile_px=self.tile_px, **self._anchors())
-        if len(rec.tiles) >= TILES_FOR_SIZE:
+        if len(rec.tiles) >= self.config.tiles_for_size:
             self.tile_px = float(np.median([tile_length(t.corners) for t in rec.tiles]))
         for v, c in getattr(rec, "pip_colours", ()):
-            self.colours[v] = (self.colours.get(v, []) + [c])[-COLOURS_KEPT:]
+            self.colours[v] = (self.colours.get(v, []) + [c])[-self.config.colours_kept:]
         return rec.tiles
 
     def look_closer(self, frame: np.ndarray, centre: np.ndarray, reach: float) -> list[Any]:

@@ -130,7 +130,7 @@ class FrameIntake:
             self.table.motion_began(self._last_still)
         self._still = 0
         if reading.entry is not None:
-            self.hand_seats.hand_came_in(index, reading.entry)
+            self.hand_seats.hand_came_in(index, reading.entry, self.tuning.kept_hands)
 
     def _after_motion(self, reading: MotionReading) -> None:
         """The first still frame read after a motion: the readings before it still hold where the

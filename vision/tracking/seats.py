@@ -15,10 +15,6 @@ import numpy as np
 
 from .referee import Referee
 
-KEPT_ENTRIES = 20
-"""Hands remembered within one stretch of motion (the latest; older ones cannot be the laying hand)."""
-
-
 @dataclass
 class Seats:
     """The seats' directions and the hands seen coming in since the last still stretch."""
@@ -29,10 +25,11 @@ class Seats:
     entries: list[tuple[int, tuple[float, float]]] = field(default_factory=list)
     """(frame, where a hand came in, as fractions of the picture's width and height), oldest first."""
 
-    def hand_came_in(self, frame: int, entry: tuple[float, float]) -> None:
-        """A hand came into the picture at `entry` in `frame`."""
+    def hand_came_in(self, frame: int, entry: tuple[float, float], kept: int) -> None:
+        """A hand came into the picture at `entry` in `frame`; the latest `kept` are remembered
+        (`TrackerConfig.kept_hands`)."""
         self.entries.append((frame, entry))
-        del self.entries[:-KEPT_ENTRIES]
+        del self.entries[:-kept]
 
     def new_motion(self) -> None:
         """A new stretch of motion began: hands seen before it are not this one's."""

@@ -3,9 +3,10 @@
 `TrackerConfig` gathers the values in one frozen dataclass, each with what it means and why it has
 the value it has; a tracker is built with one (`Tracker(..., tuning=TrackerConfig())`) and its
 modules read them from there, passing them to the functions they call. Two parts have their own
-frozen dataclass inside it: `PictureConfig` (how a place is compared with its settled picture) and
-`MotionConfig` (the thresholds of the motion gate the tracker builds). The defaults are the values
-the tracker is measured with.
+frozen dataclass inside it: `PictureConfig` (how a place is compared with its settled picture),
+`MotionConfig` (the thresholds of the motion gate the tracker builds) and `DetectorConfig` (what the
+recognizer as the tracker's detector carries from frame to frame; its builder passes it). The
+defaults are the values the tracker is measured with.
 """
 from __future__ import annotations
 
@@ -113,6 +114,32 @@ class PictureConfig:
 
 
 @dataclass(frozen=True)
+class DetectorConfig:
+    """What the recognizer as the tracker's detector (`detector.RecognizerDetector`) carries from one
+    frame to the next. Part of `TrackerConfig` (`detector`); whoever builds the detector passes it, as
+    the tracker is handed a detector ready made."""
+
+    WORDING: ClassVar[Wording] = _wording("detector.")
+
+    tiles_for_size: int = 5
+    """Tiles a frame must show for their size to guide the next frame's detector."""
+    colours_kept: int = 6
+    """Colours kept per value (the latest: the light on the table drifts); those most of them agree
+    on stand for the value (`colour_check.agreed_colours`)."""
+
+    def __post_init__(self) -> None:
+        check_values(self, self.WORDING)
+
+    def to_dict(self) -> dict[str, Any]:
+        return to_plain(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "DetectorConfig":
+        """A detector's tuning from an object of value names (the rest keep their defaults)."""
+        return from_plain(cls, data, cls.WORDING)
+
+
+@dataclass(frozen=True)
 class TrackerConfig:
     """How the tracker weighs its readings; the defaults are the values it is measured with."""
 
@@ -213,11 +240,17 @@ class TrackerConfig:
     """With fewer than three tiles on the board, the shift (tile widths) that counts as a camera move."""
     attach_max: float = 0.5
     """Largest mismatch, in tile widths, between a new tile's near half and a place to lay it."""
+    kept_hands: int = 20
+    """Hands remembered within one stretch of motion (the latest; older ones cannot be the laying
+    hand; `seats.Seats`)."""
     pictures: PictureConfig = field(default_factory=PictureConfig)
     """How a board tile's place is compared with its settled picture (`PictureConfig`)."""
     motion: MotionConfig = field(default_factory=MotionConfig)
     """How the motion gate the tracker builds compares thumbnails (`MotionConfig`); a gate given
     to the tracker keeps its own."""
+    detector: DetectorConfig = field(default_factory=DetectorConfig)
+    """What the recognizer as the tracker's detector carries from frame to frame (`DetectorConfig`);
+    read by whoever builds that detector, not by the tracker."""
 
     def __post_init__(self) -> None:
         check_values(self, self.WORDING)
@@ -227,8 +260,8 @@ class TrackerConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "TrackerConfig":
-        """A tuning from an object of value names; names not given keep their defaults (`pictures`
-        and `motion` are objects of their own names).
+        """A tuning from an object of value names; names not given keep their defaults (`pictures`,
+        `motion` and `detector` are objects of their own names).
 
         Unknown names are refused rather than ignored: a misspelt name silently left at its
         default would change how the tracker reads without anyone noticing."""
