@@ -136,80 +136,98 @@ class Observing:
         readings disagree (a pip misread), the tracker reads more frames rather than decide,
         and if they stay split, the engine's verdict breaks the tie (see `PlayEntry.enter`)."""
         need = max(2, self.window_size - 1)
-        window = self.window
-        offset = len(window) - len(recent)
+        offset = len(self.window) - len(recent)
         out = []
         taken: set[Tile] = set()
-        for cl in clusters(window):
+        for cl in clusters(self.window):
             if len({k for k, _ in cl if k >= offset}) < need:
                 continue
-            # a reading naming a board tile that the same reading also saw in its own place is
-            # impossible (a set holds each tile once): one tile boxed twice, the second box
-            # taking in a neighbour's end; it must not outvote the tile's true reading
-            possible = [(k, p) for k, p in cl
-                        if not ((t := identity(p, self.config.set_max)) in self.board and t in window[k].seen)]
-            if any(identity(p, self.config.set_max) is not None for _, p in possible):
-                cl = possible
-            votes = Counter(identity(p, self.config.set_max) for _, p in cl)
-            ranked = [(t, n) for t, n in votes.most_common() if t is not None]
-            if not ranked:
-                continue
-            tile, n = ranked[0]
-            second = ranked[1][1] if len(ranked) > 1 else 0
-            if n < need or tile in taken:
-                continue
-            if not self.table.played_legally_this_round(tile) and self._place_unchanged(cl[-1][1], window[-1]) and \
-                    not self._fits_open_end(mean_pose([p for _, p in cl if identity(p, self.config.set_max) == tile])):
-                continue  # nothing was laid there: a gap between tiles read as a tile
-            if second and n < second + 2 and len(window) < self.tuning.max_window:
-                pick = self._legal_of_twin_boxes(cl, tile, ranked[1][0], need)
-                if pick is None:
-                    self.runs.ask_fresh()  # the readings disagree: read a few more frames afresh first
-                    continue
-                if pick != tile:
-                    ranked = [(pick, second), (tile, n)] + ranked[2:]
-                    tile, n = pick, second
-            k0 = min(k for k, p in cl if identity(p, self.config.set_max) == tile)
-            pose = mean_pose([p for k, p in cl if identity(p, self.config.set_max) == tile])
-            # frames read once and reused count once here: a reading the reader made twice of
-            # two pictures is worth more than one reading kept over ten still frames
-            runs: dict[Tile | None, set[int]] = {}
-            for k, p in cl:
-                runs.setdefault(identity(p, self.config.set_max), set()).add(window[k].read)
-            self.table.note_support(tile, runs[tile])  # (older readings leave the window)
-            self.table.note_alternatives(tile, [
-                (alt, mean_pose([p for _, p in cl if identity(p, self.config.set_max) == alt]))
-                for alt, c in ranked[1:] if alt not in self.board and
-                ((c >= 2 and c >= n - 1) or runs[alt])])
-            known = self.board.get(tile)
-            if known is not None and known.status == TileStatus.LOOSE and self.judge.candidates(pose):
-                # read apart from the layout before (often a second box on a tile, or a misread)
-                # and now where it can be played: the set has one, and this is where play goes on
-                self.table.lift(tile)
-                known = None
-            if known is not None:
-                # a tile already on the board, seen somewhere else: moved, or a misreading
-                if known.missing or not any(self._still_there(known, o) for o in recent):
-                    known.pose = pose
-                    known.missing = False
-                    taken.add(tile)
-                    # reported below as a move (not a play)
-                    out.append((tile, pose, window[k0]))
-                    continue
-                # still lying in its place: this is another tile, misread (a set has one of each)
-                fixed = self._misread_in_place(tile, pose)
-                if fixed is not None and fixed[0] not in taken:
-                    taken.add(fixed[0])
-                    # (a flag on it waits for as many runs as on any tile: see `FlagKeeper.unsure`)
-                    self.table.note_support(fixed[0], runs[tile])
-                    out.append((fixed[0], fixed[1], window[k0]))
-                elif fixed is None and self._board_tile_misread(known, tile, pose, recent):
-                    taken.add(tile)  # the board tile was the misread one: this is `tile`, new
-                    out.append((tile, pose, window[k0]))
-                continue
-            taken.add(tile)
-            out.append((tile, pose, window[k0]))
+            voted = self._voted_tile(cl, need, taken)
+            if voted is not None:
+                found = self._found_tile(*voted, recent, taken)
+                if found is not None:
+                    out.append(found)
         return out
+
+    def _voted_tile(self, cl: list[tuple[int, TilePose]], need: int, taken: set[Tile]) \
+            -> tuple[list[tuple[int, TilePose]], Tile, int, list[tuple[Tile, int]]] | None:
+        """The tile the readings at one place vote for, with at least `need` of them: (the readings
+        counted, the tile, its votes, every reading's votes best first). None where no tile wins
+        yet: too few votes, a gap between tiles read as a tile, or a split vote still being read."""
+        window = self.window
+        # a reading naming a board tile that the same reading also saw in its own place is
+        # impossible (a set holds each tile once): one tile boxed twice, the second box
+        # taking in a neighbour's end; it must not outvote the tile's true reading
+        possible = [(k, p) for k, p in cl
+                    if not ((t := identity(p, self.config.set_max)) in self.board and t in window[k].seen)]
+        if any(identity(p, self.config.set_max) is not None for _, p in possible):
+            cl = possible
+        votes = Counter(identity(p, self.config.set_max) for _, p in cl)
+        ranked = [(t, n) for t, n in votes.most_common() if t is not None]
+        if not ranked:
+            return None
+        tile, n = ranked[0]
+        second = ranked[1][1] if len(ranked) > 1 else 0
+        if n < need or tile in taken:
+            return None
+        if not self.table.played_legally_this_round(tile) and self._place_unchanged(cl[-1][1], window[-1]) and \
+                not self._fits_open_end(mean_pose([p for _, p in cl if identity(p, self.config.set_max) == tile])):
+            return None  # nothing was laid there: a gap between tiles read as a tile
+        if second and n < second + 2 and len(window) < self.tuning.max_window:
+            pick = self._legal_of_twin_boxes(cl, tile, ranked[1][0], need)
+            if pick is None:
+                self.runs.ask_fresh()  # the readings disagree: read a few more frames afresh first
+                return None
+            if pick != tile:
+                ranked = [(pick, second), (tile, n)] + ranked[2:]
+                tile, n = pick, second
+        return cl, tile, n, ranked
+
+    def _found_tile(self, cl: list[tuple[int, TilePose]], tile: Tile, n: int, ranked: list[tuple[Tile, int]],
+                    recent: list[Observation], taken: set[Tile]) -> tuple[Tile, TilePose, Observation] | None:
+        """The voted `tile` as found (its pose the mean of its readings, with the observation that
+        first read it), its support and alternatives noted on the board model. A tile already on
+        the board is moved where it no longer lies in its place; where it does, one of the two is
+        misread (a set has one of each) and the misreading is corrected, or nothing is found."""
+        window = self.window
+        k0 = min(k for k, p in cl if identity(p, self.config.set_max) == tile)
+        pose = mean_pose([p for k, p in cl if identity(p, self.config.set_max) == tile])
+        # frames read once and reused count once here: a reading the reader made twice of
+        # two pictures is worth more than one reading kept over ten still frames
+        runs: dict[Tile | None, set[int]] = {}
+        for k, p in cl:
+            runs.setdefault(identity(p, self.config.set_max), set()).add(window[k].read)
+        self.table.note_support(tile, runs[tile])  # (older readings leave the window)
+        self.table.note_alternatives(tile, [
+            (alt, mean_pose([p for _, p in cl if identity(p, self.config.set_max) == alt]))
+            for alt, c in ranked[1:] if alt not in self.board and
+            ((c >= 2 and c >= n - 1) or runs[alt])])
+        known = self.board.get(tile)
+        if known is not None and known.status == TileStatus.LOOSE and self.judge.candidates(pose):
+            # read apart from the layout before (often a second box on a tile, or a misread)
+            # and now where it can be played: the set has one, and this is where play goes on
+            self.table.lift(tile)
+            known = None
+        if known is None:
+            taken.add(tile)
+            return tile, pose, window[k0]
+        # a tile already on the board, seen somewhere else: moved, or a misreading
+        if known.missing or not any(self._still_there(known, o) for o in recent):
+            known.pose = pose
+            known.missing = False
+            taken.add(tile)
+            return tile, pose, window[k0]  # reported as a move (not a play)
+        # still lying in its place: this is another tile, misread (a set has one of each)
+        fixed = self._misread_in_place(tile, pose)
+        if fixed is not None and fixed[0] not in taken:
+            taken.add(fixed[0])
+            # (a flag on it waits for as many runs as on any tile: see `FlagKeeper.unsure`)
+            self.table.note_support(fixed[0], runs[tile])
+            return fixed[0], fixed[1], window[k0]
+        if fixed is None and self._board_tile_misread(known, tile, pose, recent):
+            taken.add(tile)  # the board tile was the misread one: this is `tile`, new
+            return tile, pose, window[k0]
+        return None
 
     def _camera_moved(self, recent: list[Observation]) -> list[TrackEvent]:
         m = recent[-1].motion
