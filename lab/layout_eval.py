@@ -21,6 +21,7 @@ from engine.tiles import SUPPORTED_SETS
 
 from vision.layout import audit_detections
 from vision.layout_geometry import estimate_ratio
+from vision.table_audit import AuditConfig
 from vision.types import TileDetection
 
 from .synth.table import PLANT_KINDS, TablePlan, plan_table
@@ -228,10 +229,10 @@ def _explain(plan: TablePlan, det: Detected, out: dict[str, Any]) -> list[str]:
 
 def evaluate(count: int, seed: int = 0, noise: Noise = Noise(), plant_share: float = 0.3,
              size: tuple[int, int] = (1280, 960), progress: bool = False,
-             render: bool = False) -> tuple[dict[str, Any], list[SceneScore]]:
+             render: bool = False, config: AuditConfig = AuditConfig()) -> tuple[dict[str, Any], list[SceneScore]]:
     """Plan `count` tables (every set size, a share with a planted violation), read each
-    from noisy detections, and sum up. With `render`, each table is also drawn and the
-    photo gets its second look (`vision.layout_pixels`), as `chickenfoot audit` does."""
+    from noisy detections, and sum up, audited with `config`. With `render`, each table is also
+    drawn and the photo gets its second look (`vision.layout_pixels`), as `chickenfoot audit` does."""
     scores: list[SceneScore] = []
     sets = list(SUPPORTED_SETS)
     t_start = time.perf_counter()
@@ -244,7 +245,7 @@ def evaluate(count: int, seed: int = 0, noise: Noise = Noise(), plant_share: flo
         plan = plan_table(rng, size, set_max, plant)
         det = detections_from_plan(plan, rng, noise)
         rules = HouseRules.from_dict(plan.meta["rules"])
-        audit = audit_detections(det.tiles, det.face_down, set_max, rules, None)
+        audit = audit_detections(det.tiles, det.face_down, set_max, rules, None, config)
         if render:
             from vision.layout_pixels import second_look
 
@@ -253,7 +254,7 @@ def evaluate(count: int, seed: int = 0, noise: Noise = Noise(), plant_share: flo
             image = render_scene(rng, plan.placements, plan.style, size, plan.tile_w, plan.camera, "table",
                                  set_max, hands=int(rng.random() < 0.1)).image
             t1 = time.perf_counter()
-            looked = second_look(image, 1.0, audit)
+            looked = second_look(image, 1.0, audit, config)
             audit = replace(looked, layout_seconds=audit.layout_seconds + time.perf_counter() - t1)
         scores.append(score_scene(plan, det, audit.to_dict()))
         if progress and (i + 1) % 50 == 0:
@@ -318,8 +319,8 @@ def big_tables(n: int, seed: int = 0, min_tiles: int = 55, max_tries: int = 400)
     return out
 
 
-def benchmark(n: int = 10, seed: int = 0, repeats: int = 5) -> dict[str, Any]:
-    """Layout + audit time on big tables: the best of `repeats` runs per table, then the
+def benchmark(n: int = 10, seed: int = 0, repeats: int = 5, config: AuditConfig = AuditConfig()) -> dict[str, Any]:
+    """Layout + audit (with `config`) time on big tables: the best of `repeats` runs per table, then the
     median and worst over tables. Wall-clock time on a shared machine includes waiting
     for the CPU, so the process's own CPU time is reported beside it."""
     plans = big_tables(n, seed)
@@ -332,7 +333,7 @@ def benchmark(n: int = 10, seed: int = 0, repeats: int = 5) -> dict[str, Any]:
         best = best_cpu = float("inf")
         for _ in range(repeats):
             t0, c0 = time.perf_counter(), time.process_time()
-            audit_detections(det.tiles, det.face_down, plan.set_max, rules, None)
+            audit_detections(det.tiles, det.face_down, plan.set_max, rules, None, config)
             best = min(best, time.perf_counter() - t0)
             best_cpu = min(best_cpu, time.process_time() - c0)
         times.append(best * 1000)

@@ -1,16 +1,19 @@
-"""A tuning file: the recognizer's and the tracker's configuration for one measuring run.
+"""A tuning file: the recognizer's, the tracker's and the layout audit's configuration for one
+measuring run.
 
 The lab's measuring commands take `--config FILE` so that a change of tuning is measured without
 editing code, and write the configuration they ran with into what they report, so that a figure
-is never read without the tuning that produced it. The file is a JSON object of up to two parts,
+is never read without the tuning that produced it. The file is a JSON object of up to three parts,
 
     {"recognizer": {"small_tile_px": 80, "faces": {"face_sure": 0.95}},
-     "tracker": {"window": 4, "motion": {"change_share": 0.0004}}}
+     "tracker": {"window": 4, "motion": {"change_share": 0.0004}},
+     "audit": {"near_layout": 0.5}}
 
-each naming only the settings it changes (the rest keep their defaults: see `RecognizerConfig`
-and `TrackerConfig`); the smaller configurations inside them (the recognizer's `faces`, the
-tracker's `pictures` and `motion`) are objects of their own settings, named the same way. Anything the configurations do not know is refused, not ignored: a misspelt
-name left at its default would measure the defaults while seeming to measure a change.
+each naming only the settings it changes (the rest keep their defaults: see `RecognizerConfig`,
+`TrackerConfig` and `AuditConfig`); the smaller configurations inside them (the recognizer's
+`faces`, the tracker's `pictures` and `motion`, ...) are objects of their own settings, named the
+same way. Anything the configurations do not know is refused, not ignored: a misspelt name left
+at its default would measure the defaults while seeming to measure a change.
 """
 from __future__ import annotations
 
@@ -22,9 +25,10 @@ from service.errors import UserError
 
 if TYPE_CHECKING:  # imported when used: the commands' parsers import this module, and build fast
     from vision.recognition.config import RecognizerConfig
+    from vision.table_audit import AuditConfig
     from vision.tracking.tuning import TrackerConfig
 
-SECTIONS = ("recognizer", "tracker")
+SECTIONS = ("recognizer", "tracker", "audit")
 """The parts a tuning file may hold, each optional."""
 
 
@@ -33,22 +37,25 @@ class TuningFileError(ValueError):
 
 
 class Tuning(NamedTuple):
-    """The recognizer's and the tracker's configuration, as a pair."""
+    """The recognizer's, the tracker's and the layout audit's configuration, together."""
 
     recognizer: RecognizerConfig
     tracker: TrackerConfig
+    audit: AuditConfig
 
     @classmethod
     def defaults(cls) -> Tuning:
-        """Both parts at their defaults: what a run without a tuning file measures."""
+        """Every part at its defaults: what a run without a tuning file measures."""
         from vision.recognition.config import RecognizerConfig
+        from vision.table_audit import AuditConfig
         from vision.tracking.tuning import TrackerConfig
 
-        return cls(RecognizerConfig(), TrackerConfig())
+        return cls(RecognizerConfig(), TrackerConfig(), AuditConfig())
 
     def to_dict(self) -> dict[str, dict[str, Any]]:
-        """Every setting of both parts, defaults included: what an evaluation output records."""
-        return {"recognizer": self.recognizer.to_dict(), "tracker": self.tracker.to_dict()}
+        """Every setting of every part, defaults included: what an evaluation output records."""
+        return {"recognizer": self.recognizer.to_dict(), "tracker": self.tracker.to_dict(),
+                "audit": self.audit.to_dict()}
 
     def changes(self) -> dict[str, dict[str, Any]]:
         """The settings that differ from the defaults, by part (parts without any left out); a
@@ -89,6 +96,7 @@ def read_tuning_file(path: str | Path) -> Tuning:
 def tuning_from_dict(data: Any, source: str = "tuning") -> Tuning:
     """The configuration an object of the tuning file's form gives; `source` names it in errors."""
     from vision.recognition.config import RecognizerConfig, RecognizerConfigError
+    from vision.table_audit import AuditConfig, AuditConfigError
     from vision.tracking.tuning import TrackerConfig, TrackerConfigError
 
     if not isinstance(data, dict):
@@ -100,7 +108,8 @@ def tuning_from_dict(data: Any, source: str = "tuning") -> Tuning:
                               f"a tuning file holds {' and/or '.join(map(repr, SECTIONS))}")
     parts: dict[str, Any] = {}
     for part, config, error in (("recognizer", RecognizerConfig, RecognizerConfigError),
-                                ("tracker", TrackerConfig, TrackerConfigError)):
+                                ("tracker", TrackerConfig, TrackerConfigError),
+                                ("audit", AuditConfig, AuditConfigError)):
         try:
             parts[part] = config.from_dict(data.get(part, {}))
         except error as exc:  # the configuration's own message, which names the setting
@@ -119,9 +128,9 @@ def tuning_line(tuning: Tuning, path: str | Path | None) -> str:
 
 
 def add_config_arg(parser: Any) -> None:
-    """`--config FILE`, the same on every lab command that measures the recognizer or the tracker."""
+    """`--config FILE`, the same on every lab command that measures the recognizer, the tracker or the audit."""
     parser.add_argument("--config", metavar="FILE", default=None,
-                        help='tuning file: JSON {"recognizer": {...}, "tracker": {...}}, each part optional, '
+                        help='tuning file: JSON {"recognizer": {...}, "tracker": {...}, "audit": {...}}, each part optional, '
                              "naming only the settings it changes (the defaults otherwise)")
 
 

@@ -12,11 +12,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lab.commands import bench, eval_tracking
+from lab.commands import bench, eval_layout, eval_tracking
 from lab.commands import eval as eval_cmd
 from lab.tuning_file import Tuning, TuningFileError, read_tuning_file, tuning_from_dict, tuning_line
 from service.errors import UserError
 from vision.recognition.config import FaceConfig, RecognizerConfig
+from vision.table_audit import AuditConfig
 from vision.tracking.tuning import MotionConfig, PictureConfig, TrackerConfig
 
 REPO = Path(__file__).resolve().parents[1]
@@ -26,8 +27,9 @@ QUICKEST = {  # the smallest run each command accepts
     "eval": [str(DEMO), "--labels", str(DEMO / "labels.json")],
     "bench": ["--only", "frame_1280x720", "--repeat", "1", "--tracker-rounds", "0"],
     "eval-tracking": ["--rounds", "1"],
+    "eval-layout": ["--count", "30", "--bench", "0"],
 }
-MODULES = {"eval": eval_cmd, "bench": bench, "eval-tracking": eval_tracking}
+MODULES = {"eval": eval_cmd, "bench": bench, "eval-tracking": eval_tracking, "eval-layout": eval_layout}
 
 
 def _file(tmp_path: Path, content: object, name: str = "tuning.json") -> str:
@@ -53,7 +55,7 @@ def test_a_file_names_only_what_it_changes_and_the_rest_keeps_its_defaults(tmp_p
     assert tuning.recognizer == RecognizerConfig(small_tile_px=80)
     assert tuning.tracker == TrackerConfig()
     tracker_only = read_tuning_file(_file(tmp_path, {"tracker": {"window": 4}}))
-    assert tracker_only == (RecognizerConfig(), TrackerConfig(window=4))
+    assert tracker_only == (RecognizerConfig(), TrackerConfig(window=4), AuditConfig())
     assert read_tuning_file(_file(tmp_path, {})) == Tuning.defaults()
 
 
@@ -64,6 +66,7 @@ def test_a_file_names_only_what_it_changes_and_the_rest_keeps_its_defaults(tmp_p
     ({"recognizer": {"small_tiles": 0}}, "small_tiles must be true or false"),
     ({"tracker": {"window": "3"}}, "tracker: window must be a whole number"),
     ({"recogniser": {}}, "unknown part 'recogniser'"),
+    ({"audit": {"max_gap": 0}}, "audit: unknown audit setting max_gap"),
     ({"recognizer": {"faces": {"blank_sur": 0.7}}}, "recognizer: unknown recognizer setting 'faces.blank_sur'"),
     ({"recognizer": {"faces": {"bar_turns": []}}}, "faces.bar_turns must be one or more numbers"),
     ({"tracker": {"motion": {"change_share": "small"}}}, "tracker: motion.change_share must be a number"),
@@ -92,7 +95,8 @@ def test_the_smaller_configurations_are_objects_of_their_own_names_the_rest_at_t
 
 def test_every_setting_written_out_reads_back_the_same():
     tuning = Tuning(RecognizerConfig(faces=FaceConfig(face_sure=0.95, bar_turns=(-3.0, 3.0))),
-                    TrackerConfig(straight_toe_gap=(0.5, 1.5), pictures=PictureConfig(patch=(10, 20))))
+                    TrackerConfig(straight_toe_gap=(0.5, 1.5), pictures=PictureConfig(patch=(10, 20))),
+                    AuditConfig(max_gaps=3, near_layout=0.5))
     written = json.loads(json.dumps(tuning.to_dict()))
     assert written == tuning.to_dict()  # tuples written as the lists JSON reads back
     assert tuning_from_dict(written) == tuning
@@ -135,7 +139,7 @@ def test_the_recognizer_part_changes_what_eval_measures(tmp_path, capsys):
                              "--config", _file(tmp_path, {"recognizer": {"detector_conf": 0.97}})))
     assert plain["summary"]["tile_recall"] == 1.0
     assert strict["summary"]["tile_recall"] < 1.0  # boxes under 0.97 left out
-    assert strict["config"] == Tuning(RecognizerConfig(detector_conf=0.97), TrackerConfig()).to_dict()
+    assert strict["config"] == Tuning(RecognizerConfig(detector_conf=0.97), TrackerConfig(), AuditConfig()).to_dict()
 
 
 def test_the_recognizer_part_reaches_the_bench_s_recognizer(tmp_path, capsys):
@@ -172,6 +176,16 @@ def test_the_tracker_part_reaches_the_bench_s_tracker(tmp_path, monkeypatch):
     with pytest.raises(Built):
         args.func(args)
     assert built == [TrackerConfig(window=5)]
+
+
+def test_the_audit_part_changes_what_eval_layout_measures(tmp_path, capsys):
+    plain = json.loads(_run(capsys, "eval-layout", "--json"))
+    no_gaps = json.loads(_run(capsys, "eval-layout", "--json", "--config", _file(tmp_path, {"audit": {"max_gaps": 0}})))
+    assert plain["config"] == Tuning.defaults().to_dict()
+    assert no_gaps["config"]["audit"] == AuditConfig(max_gaps=0).to_dict()
+    assert plain["gaps_reported"] > 0 and no_gaps["gaps_reported"] == 0  # no tile inferred across a hole
+    assert _run(capsys, "eval-layout", "--config", _file(tmp_path, {"audit": {"max_gaps": 0}})).splitlines()[-1] \
+        .endswith("(audit: max_gaps=0)")
 
 
 def test_text_reports_say_which_tuning_they_ran_with(tmp_path, capsys):

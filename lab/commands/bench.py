@@ -45,7 +45,7 @@ def run(args) -> int:
         report = run_bench(rec, config)
     except ModelError as exc:
         raise UserError(str(exc)) from None
-    ran_with = Tuning(rec.config, tuning.tracker)
+    ran_with = Tuning(rec.config, tuning.tracker, tuning.audit)
     report["config"] = ran_with.to_dict()
     if args.json:
         print(json.dumps(report, indent=1, ensure_ascii=False))

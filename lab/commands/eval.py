@@ -34,7 +34,7 @@ def run(args) -> int:
 
     tuning = load_config_arg(args.config)
     rec = load_recognizer(args.model, tuning.recognizer)
-    ran_with = Tuning(rec.config, tuning.tracker)
+    ran_with = Tuning(rec.config, tuning.tracker, tuning.audit)
     if args.rendered:
         print(json.dumps({**eval_rendered(Path(args.folder), rec), "config": ran_with.to_dict()}, indent=2))
         return 0

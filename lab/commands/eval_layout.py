@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 
+from lab.tuning_file import add_config_arg, load_config_arg, tuning_line
 from service.errors import UserError
 
 
@@ -21,6 +22,7 @@ def register(sub) -> None:
                    help="list each legal table with a violation reported (and each planted one missed): "
                         "what was reported and which layout tiles the detector missed")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_config_arg(p)
     p.set_defaults(func=run)
 
 
@@ -31,20 +33,23 @@ def run(args) -> int:
         raise UserError("--plant-share must be between 0 and 1")
     from lab.layout_eval import Noise, benchmark, evaluate
 
+    tuning = load_config_arg(args.config)
     noise = Noise(0.0, 0.0, 0.0, 0.0) if args.clean else Noise()
     summary, scores = evaluate(args.count, args.seed, noise, args.plant_share, progress=not args.json,
-                               render=args.render)
+                               render=args.render, config=tuning.audit)
     summary["rendered"] = bool(args.render)
     if args.explain:
         summary["explained"] = [{"table": i, "plant": s.plant, "notes": s.notes}
                                 for i, s in enumerate(scores) if s.notes]
     if args.bench > 0:
-        summary["benchmark"] = benchmark(args.bench, seed=args.seed)
+        summary["benchmark"] = benchmark(args.bench, seed=args.seed, config=tuning.audit)
     summary["noise"] = vars(noise)
+    summary["config"] = tuning.to_dict()
     if args.json:
         print(json.dumps(summary))
         return 0
     print_summary(summary)
+    print(tuning_line(tuning, args.config))
     for x in summary.get("explained", []):
         print(f"  table {x['table']} ({'planted ' + x['plant'] + ', not reported' if x['plant'] else 'legal'}):")
         for line in x["notes"]:
