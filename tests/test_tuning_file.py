@@ -32,6 +32,21 @@ QUICKEST = {  # the smallest run each command accepts
 MODULES = {"eval": eval_cmd, "bench": bench, "eval-tracking": eval_tracking, "eval-layout": eval_layout}
 
 
+class _NoPictures:
+    """A stand-in renderer for the bench's tracker rounds: what is checked is the tracker the bench
+    builds, not the pictures."""
+
+    def __init__(self, plan):
+        pass
+
+    def frame(self, i):
+        return None
+
+
+class _Built(Exception):
+    """Raised by a stand-in builder once it has seen what the bench built: the round goes no further."""
+
+
 def _file(tmp_path: Path, content: object, name: str = "tuning.json") -> str:
     path = tmp_path / name
     path.write_text(content if isinstance(content, str) else json.dumps(content))
@@ -156,24 +171,14 @@ def test_the_tracker_part_reaches_the_bench_s_tracker(tmp_path, monkeypatch):
 
     built = []
 
-    class NoPictures:  # the tracker is what is checked here, not the renderer
-        def __init__(self, plan):
-            pass
-
-        def frame(self, i):
-            return None
-
-    class Built(Exception):
-        pass
-
     def make_tracker(*args, tuning=None, **kwargs):
         built.append(tuning)
-        raise Built
+        raise _Built
 
-    monkeypatch.setattr(lab.synth.sequence, "SequenceRenderer", NoPictures)
+    monkeypatch.setattr(lab.synth.sequence, "SequenceRenderer", _NoPictures)
     monkeypatch.setattr(lab.tracking_eval, "make_tracker", make_tracker)
     args = _args("bench", "--tracker-rounds", "1", "--config", _file(tmp_path, {"tracker": {"window": 5}}))
-    with pytest.raises(Built):
+    with pytest.raises(_Built):
         args.func(args)
     assert built == [TrackerConfig(window=5)]
 
@@ -272,30 +277,20 @@ def test_the_detector_part_tunes_the_detector_the_bench_builds(tmp_path, monkeyp
 
     built = []
 
-    class NoPictures:
-        def __init__(self, plan):
-            pass
-
-        def frame(self, i):
-            return None
-
-    class Built(Exception):
-        pass
-
     def make_tracker(plan, detector, *args, **kwargs):
         built.append(detector)
-        raise Built
+        raise _Built
 
     class TwoTiles:  # a stand-in recognizer that reads two tiles in any frame
         def recognize_loaded(self, *args, **kwargs):
             tile = type("Tile", (), {"corners": np.array([[0, 0], [100, 0], [100, 50], [0, 50]], float)})
             return type("Read", (), {"tiles": [tile(), tile()]})
 
-    monkeypatch.setattr(lab.synth.sequence, "SequenceRenderer", NoPictures)
+    monkeypatch.setattr(lab.synth.sequence, "SequenceRenderer", _NoPictures)
     monkeypatch.setattr(lab.tracking_eval, "make_tracker", make_tracker)
     args = _args("bench", "--tracker-rounds", "1",
                  "--config", _file(tmp_path, {"tracker": {"detector": {"tiles_for_size": 2}}}))
-    with pytest.raises(Built):
+    with pytest.raises(_Built):
         args.func(args)
     tuned, plain = built[0], RecognizerDetector(TwoTiles(), 6)
     tuned.recognizer = TwoTiles()
