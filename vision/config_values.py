@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import MISSING, Field, dataclass, fields, is_dataclass
 from numbers import Integral, Real
-from typing import Any
+from typing import Any, ClassVar, Self
 
 
 @dataclass(frozen=True)
@@ -110,3 +110,22 @@ def from_plain(cls: type, data: Any, wording: Wording) -> Any:
                                                    known=", ".join(sorted(wording.prefix + k for k in known))))
     inner = nested(cls)
     return cls(**{k: inner[k].from_dict(v) if k in inner and isinstance(v, dict) else v for k, v in data.items()})
+
+
+class Settings:
+    """What every frozen configuration has: its values checked where it is built, `to_dict` (every
+    setting, smaller configurations as objects of their own) and `from_dict` (settings not given
+    keep their defaults; unknown names are refused, not ignored: a misspelt setting left at its
+    default would change nothing while seeming to). A subclass names its `WORDING`."""
+
+    WORDING: ClassVar[Wording]
+
+    def __post_init__(self) -> None:
+        check_values(self, self.WORDING)
+
+    def to_dict(self) -> dict[str, Any]:
+        return to_plain(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Self:
+        return from_plain(cls, data, cls.WORDING)

@@ -17,7 +17,7 @@ import numpy as np
 from engine import HouseRules, Violation
 from engine.rulecodes import Rule
 
-from .config_values import Wording, check_values, from_plain, to_plain
+from .config_values import Settings, Wording
 from .types import SECOND_READING_COST, TileDetection
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ class AuditConfigError(ValueError):
 
 
 @dataclass(frozen=True)
-class AuditConfig:
+class AuditConfig(Settings):
     """What the audit of a still photo believes; the defaults are the values it is measured with.
     The layout's reading (`vision.layout.read_layout`) and the photo's look at empty places
     (`vision.layout_pixels.second_look`) take it from the audit's entry points."""
@@ -87,18 +87,6 @@ class AuditConfig:
     """Rank penalty for disagreeing ends: with two candidates, the matching one wins."""
     ambiguous_margin: float = 0.08
     """Two contacts closer than this in rank, one taken over the other, are reported as ambiguous."""
-
-    def __post_init__(self) -> None:
-        check_values(self, self.WORDING)
-
-    def to_dict(self) -> dict[str, Any]:
-        return to_plain(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "AuditConfig":
-        """An audit configuration from an object of setting names; the rest keep their defaults,
-        and unknown names are refused (a misspelt setting would change nothing while seeming to)."""
-        return from_plain(cls, data, cls.WORDING)
 
 
 @dataclass(frozen=True)

@@ -4,14 +4,14 @@ own small module so that `vision.colour_check` and the recognizer's configuratio
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from ..config_values import Wording, check_values, from_plain, to_plain
+from ..config_values import Settings, Wording
 from .wording import recognizer_wording
 
 
 @dataclass(frozen=True)
-class ColourConfig:
+class ColourConfig(Settings):
     """How the pip-colour check moves ends read alike but coloured apart: thresholds that trade a
     misread dense value left standing against a right reading moved. Part of `RecognizerConfig`
     (`colours`)."""
@@ -44,14 +44,3 @@ class ColourConfig:
     anchor_sure: float = 0.95
     """How sure of an end the half reader must be for the end's colour to stand for its value in later
     pictures of the same set (`colour_checked`'s `anchors`; ends counted by their dots always do)."""
-
-    def __post_init__(self) -> None:
-        check_values(self, self.WORDING)
-
-    def to_dict(self) -> dict[str, Any]:
-        return to_plain(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "ColourConfig":
-        """A colour-check configuration from an object of setting names (the rest keep their defaults)."""
-        return from_plain(cls, data, cls.WORDING)

@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from ..config_values import Wording, check_values, from_plain, to_plain
+from ..config_values import Settings, Wording
 from ..correct import SURE_READING
 from ..halfreader import SMALL_TILE_PX
 from .colour_config import ColourConfig
@@ -15,7 +15,7 @@ __all__ = ["ColourConfig", "CorrectionConfig", "FaceConfig", "RecognizerConfig",
 
 
 @dataclass(frozen=True)
-class FaceConfig:
+class FaceConfig(Settings):
     """How a box is judged a face, a back or a patch of the table (`faces`): the thresholds that trade
     a back taken for a face against a face thrown away as a back. Part of `RecognizerConfig` (`faces`)."""
 
@@ -79,20 +79,9 @@ class FaceConfig:
     mottled_seen: float = 0.25
     """Share of the face that must lie inside the picture for `faces.looks_mottled` to judge it."""
 
-    def __post_init__(self) -> None:
-        check_values(self, self.WORDING)
-
-    def to_dict(self) -> dict[str, Any]:
-        return to_plain(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "FaceConfig":
-        """A face-judgment configuration from an object of setting names (the rest keep their defaults)."""
-        return from_plain(cls, data, cls.WORDING)
-
 
 @dataclass(frozen=True)
-class RecognizerConfig:
+class RecognizerConfig(Settings):
     """How the recognizer reads a picture; the defaults are what the committed models were tuned with."""
 
     WORDING: ClassVar[Wording] = recognizer_wording()
@@ -145,18 +134,3 @@ class RecognizerConfig:
     their own, which second readings are plausible (`CorrectionConfig`)."""
     colours: ColourConfig = field(default_factory=ColourConfig)
     """How ends read alike but coloured apart are moved off their value (`ColourConfig`)."""
-
-    def __post_init__(self) -> None:
-        """Values of the wrong kind are refused where they are given: a threshold given as text
-        would otherwise fail deep inside a reading, or (a flag given as 0) pass unnoticed."""
-        check_values(self, self.WORDING)
-
-    def to_dict(self) -> dict[str, Any]:
-        return to_plain(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "RecognizerConfig":
-        """A configuration from an object of setting names; settings not given keep their defaults
-        (`faces` is an object of its own names). Unknown names are refused, not ignored: a misspelt
-        setting left at its default would change nothing while seeming to."""
-        return from_plain(cls, data, cls.WORDING)

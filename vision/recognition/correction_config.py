@@ -4,14 +4,14 @@ module so that `vision.correct` and the recognizer's configuration can both impo
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from ..config_values import Wording, check_values, from_plain, to_plain
+from ..config_values import Settings, Wording
 from .wording import recognizer_wording
 
 
 @dataclass(frozen=True)
-class CorrectionConfig:
+class CorrectionConfig(Settings):
     """How the set's rules correct a photo's readings: thresholds that trade a misread let through
     against a right reading changed or a real tile dropped. Part of `RecognizerConfig` (`corrections`)."""
 
@@ -44,14 +44,3 @@ class CorrectionConfig:
     bar_weight: float = 0.5
     """How much a divider like the photo's other tiles' counts against detector score, in choosing which
     of overlapping boxes are tiles (`correct.drop_overlapping_boxes`)."""
-
-    def __post_init__(self) -> None:
-        check_values(self, self.WORDING)
-
-    def to_dict(self) -> dict[str, Any]:
-        return to_plain(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "CorrectionConfig":
-        """A correction configuration from an object of setting names (the rest keep their defaults)."""
-        return from_plain(cls, data, cls.WORDING)

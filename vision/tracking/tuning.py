@@ -11,9 +11,9 @@ defaults are the values the tracker is measured with.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from ..config_values import Wording, check_values, from_plain, to_plain
+from ..config_values import Settings, Wording
 
 from ..types import SECOND_READING_COST
 
@@ -31,7 +31,7 @@ def _wording(prefix: str = "") -> Wording:
 
 
 @dataclass(frozen=True)
-class MotionConfig:
+class MotionConfig(Settings):
     """How the motion gate (`motion.MotionGate`) compares thumbnails: what counts as a pixel changed,
     and how many must change for a frame to move or to be read. Part of `TrackerConfig` (`motion`)."""
 
@@ -63,20 +63,9 @@ class MotionConfig:
     lit_share: float = 0.02
     """Share of the thumbnail that must be lit (`lit_grey`) for a lamp's step to be measured on it."""
 
-    def __post_init__(self) -> None:
-        check_values(self, self.WORDING)
-
-    def to_dict(self) -> dict[str, Any]:
-        return to_plain(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "MotionConfig":
-        """A motion gate's tuning from an object of value names (the rest keep their defaults)."""
-        return from_plain(cls, data, cls.WORDING)
-
 
 @dataclass(frozen=True)
-class PictureConfig:
+class PictureConfig(Settings):
     """How a board tile's place is compared by pixels with its settled picture (`board.tile_patch`,
     `board.same_picture`): while it still looks alike, the tile has not left, whatever the reader
     makes of it. Part of `TrackerConfig` (`pictures`)."""
@@ -101,20 +90,9 @@ class PictureConfig:
     same_brightness: float = 0.25
     """Largest relative change of the place's mean brightness for the same."""
 
-    def __post_init__(self) -> None:
-        check_values(self, self.WORDING)
-
-    def to_dict(self) -> dict[str, Any]:
-        return to_plain(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "PictureConfig":
-        """A place comparison's tuning from an object of value names (the rest keep their defaults)."""
-        return from_plain(cls, data, cls.WORDING)
-
 
 @dataclass(frozen=True)
-class DetectorConfig:
+class DetectorConfig(Settings):
     """What the recognizer as the tracker's detector (`detector.RecognizerDetector`) carries from one
     frame to the next. Part of `TrackerConfig` (`detector`); whoever builds the detector passes it, as
     the tracker is handed a detector ready made."""
@@ -127,20 +105,9 @@ class DetectorConfig:
     """Colours kept per value (the latest: the light on the table drifts); those most of them agree
     on stand for the value (`colour_check.agreed_colours`)."""
 
-    def __post_init__(self) -> None:
-        check_values(self, self.WORDING)
-
-    def to_dict(self) -> dict[str, Any]:
-        return to_plain(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "DetectorConfig":
-        """A detector's tuning from an object of value names (the rest keep their defaults)."""
-        return from_plain(cls, data, cls.WORDING)
-
 
 @dataclass(frozen=True)
-class TrackerConfig:
+class TrackerConfig(Settings):
     """How the tracker weighs its readings; the defaults are the values it is measured with."""
 
     WORDING: ClassVar[Wording] = _wording()
@@ -251,21 +218,6 @@ class TrackerConfig:
     detector: DetectorConfig = field(default_factory=DetectorConfig)
     """What the recognizer as the tracker's detector carries from frame to frame (`DetectorConfig`);
     read by whoever builds that detector, not by the tracker."""
-
-    def __post_init__(self) -> None:
-        check_values(self, self.WORDING)
-
-    def to_dict(self) -> dict[str, Any]:
-        return to_plain(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "TrackerConfig":
-        """A tuning from an object of value names; names not given keep their defaults (`pictures`,
-        `motion` and `detector` are objects of their own names).
-
-        Unknown names are refused rather than ignored: a misspelt name silently left at its
-        default would change how the tracker reads without anyone noticing."""
-        return from_plain(cls, data, cls.WORDING)
 
 
 CLOSE_LOOK_PLACES = TrackerConfig.close_look_places
