@@ -110,9 +110,13 @@ def chromium(tmp_path: Path, extra_args: list[str] = ()):
 
 
 def _watch_errors(page) -> list[str]:
+    """Script errors and failed requests the page meets. A request the browser abandoned because
+    the page navigated or reloaded meanwhile (`net::ERR_ABORTED`, e.g. the icon of the page being
+    left) did not fail: the server was never asked to refuse it."""
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("requestfailed", lambda r: errors.append(f"request failed: {r.url}"))
+    page.on("requestfailed", lambda r: None if r.failure == "net::ERR_ABORTED" else
+            errors.append(f"request failed: {r.url} ({r.failure})"))
     return errors
 
 
