@@ -143,8 +143,8 @@ class _Annotator:
 
 
 def _hands_from_photos(photos: list[str], recognizer, set_max: int) -> list[list]:
-    from engine import Tile
     from vision.imageio import ImageError, load_image
+    from vision.tracking import Tracker
 
     hands = []
     for photo in photos:
@@ -152,7 +152,7 @@ def _hands_from_photos(photos: list[str], recognizer, set_max: int) -> list[list
             rec = recognizer.recognize_loaded(load_image(photo), set_max, level=True)
         except ImageError as exc:
             raise ValueError(str(exc)) from None
-        hands.append([Tile(*t.pips) for t in rec.tiles if t.pips is not None])
+        hands.append(Tracker.hand_from_recognition(rec))
     return hands
 
 

@@ -321,14 +321,6 @@ class Placing:
                 return True
         return False
 
-    def _near_layout(self, pose: TilePose) -> bool:
-        for bt in self.board.values():
-            if bt.status == TileStatus.LOOSE:
-                continue
-            if np.hypot(*(bt.pose.centre - pose.centre)) < 1.6 * bt.pose.length:
-                return True
-        return False
-
     def _start_round(self, fresh: list[tuple[Tile, TilePose, Observation]]) -> list[TrackEvent]:
         doubles = [item for item in fresh if item[0].is_double]
         if not doubles and self._lone_spinner_misread(fresh):
